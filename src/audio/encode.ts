@@ -1,0 +1,85 @@
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+import { once } from 'node:events';
+import { defaultTools, ENGINE_CHANNELS, ENGINE_SAMPLE_RATE, type FfmpegTools } from './tools.ts';
+
+export type AudioFormat = 'mp3' | 'wav' | 'flac';
+
+export const AUDIO_CONTENT_TYPES: Record<AudioFormat, string> = {
+  mp3: 'audio/mpeg',
+  wav: 'audio/wav',
+  flac: 'audio/flac',
+};
+
+export interface EncoderOptions {
+  sampleRate?: number;
+  channels?: number;
+  tools?: FfmpegTools;
+  /**
+   * Clipping policy: a look-ahead peak limiter (ffmpeg `alimiter`, ceiling -0.3 dBFS) so stems whose
+   * peaks exceed full scale are limited smoothly instead of hard-clipped by the integer/MP3 encoder.
+   * Below the ceiling the signal passes unchanged. On by default.
+   */
+  limiter?: boolean;
+}
+
+const CODEC_ARGS: Record<AudioFormat, string[]> = {
+  // 320 kbps CBR: the highest MP3 bitrate; users of stem services complain about 128 kbps defaults.
+  mp3: ['-c:a', 'libmp3lame', '-b:a', '320k', '-f', 'mp3'],
+  wav: ['-c:a', 'pcm_s16le', '-f', 'wav'],
+  flac: ['-c:a', 'flac', '-sample_fmt', 's16', '-f', 'flac'],
+};
+
+/** Streams interleaved float PCM into ffmpeg, which encodes it to a file in the chosen format. */
+export class AudioEncoder {
+  private readonly child: ChildProcessByStdio<Writable, null, Readable>;
+  private readonly exited: Promise<number | null>;
+  private stderr = '';
+
+  constructor(
+    readonly outPath: string,
+    readonly format: AudioFormat,
+    opts: EncoderOptions = {},
+  ) {
+    const tools = opts.tools ?? defaultTools;
+    const sampleRate = opts.sampleRate ?? ENGINE_SAMPLE_RATE;
+    const channels = opts.channels ?? ENGINE_CHANNELS;
+    const filters = opts.limiter === false ? [] : ['-af', 'alimiter=limit=0.966:attack=5:release=50:level=disabled'];
+    const args = [
+      '-nostdin', '-v', 'error', '-y',
+      '-f', 'f32le', '-ar', String(sampleRate), '-ac', String(channels), '-i', 'pipe:0',
+      ...filters,
+      ...CODEC_ARGS[format],
+      outPath,
+    ];
+    this.child = spawn(tools.ffmpegPath, args, { stdio: ['pipe', 'ignore', 'pipe'] });
+    this.child.stderr.on('data', (d: Buffer) => {
+      if (this.stderr.length < 8192) this.stderr += d.toString();
+    });
+    this.child.stdin.on('error', () => undefined);
+    this.exited = new Promise((resolve, reject) => {
+      this.child.on('error', reject);
+      this.child.on('close', (code) => resolve(code));
+    });
+    this.exited.catch(() => undefined);
+  }
+
+  /** Writes interleaved samples, waiting for the pipe to drain (back-pressure keeps memory flat). */
+  async write(interleaved: Float32Array): Promise<void> {
+    const buf = Buffer.from(interleaved.buffer, interleaved.byteOffset, interleaved.byteLength);
+    if (!this.child.stdin.write(buf)) {
+      await Promise.race([once(this.child.stdin, 'drain'), this.exited]);
+    }
+  }
+
+  /** Closes the input and waits until the file is complete. */
+  async end(): Promise<void> {
+    this.child.stdin.end();
+    const code = await this.exited;
+    if (code !== 0) throw new Error(`ffmpeg could not encode ${this.outPath}: ${this.stderr.trim() || `exit ${code}`}`);
+  }
+
+  abort(): void {
+    this.child.kill('SIGKILL');
+  }
+}

@@ -1,0 +1,168 @@
+import { resolve, join } from 'node:path';
+import { z } from 'zod';
+
+/**
+ * The service's configuration, parsed once at start-up from the environment.
+ * This is the only module that knows environment variable names; everything else receives a Config.
+ */
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+const num = (min: number) => z.coerce.number().min(min);
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+const envSchema = z.object({
+  PORT: int(0, 65535).default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  STEMFORGE_DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: optionalString,
+  PUBLIC_URL: optionalString.pipe(z.url().optional()),
+  STEMFORGE_SIGNING_SECRET: optionalString.pipe(z.string().min(32).optional()),
+  MAX_FILE_SIZE_MB: num(0.001).default(50),
+  MAX_DURATION_MINUTES: num(0.1).default(60),
+  MIN_DURATION_SECONDS: num(0).default(5),
+  RATE_LIMIT_PER_MINUTE: int(1).default(60),
+  FREE_CREDIT_SECONDS: int(0).default(300),
+  PURCHASE_URL: z.url().default('https://github.com/stemforge/stemforge#credits'),
+  ALLOW_PRIVATE_URLS: bool.default(false),
+  SOURCE_FETCH_TIMEOUT_MS: int(100).default(60_000),
+  SOURCE_MAX_REDIRECTS: int(0, 20).default(5),
+  WEBHOOK_TIMEOUT_MS: int(10).default(10_000),
+  WORKER_CONCURRENCY: int(1, 64).default(1),
+  DOWNLOAD_CONCURRENCY: int(1, 64).default(2),
+  JOB_MAX_ATTEMPTS: int(1, 20).default(3),
+  JOB_RETRY_BASE_MS: int(0).default(5_000),
+  OUTPUT_RETENTION_HOURS: num(0.001).default(24),
+  REDIS_URL: optionalString.pipe(z.url().optional()),
+  STORAGE: z.enum(['disk', 's3']).default('disk'),
+  S3_BUCKET: optionalString,
+  S3_REGION: z.string().default('us-east-1'),
+  S3_ENDPOINT: optionalString.pipe(z.url().optional()),
+  S3_ACCESS_KEY_ID: optionalString,
+  S3_SECRET_ACCESS_KEY: optionalString,
+  S3_FORCE_PATH_STYLE: bool.default(true),
+  STEMFORGE_MODELS_DIR: optionalString,
+  ORT_EXECUTION_PROVIDER: z.enum(['cpu', 'cuda']).default('cpu'),
+  ORT_THREADS: int(0, 256).default(0),
+  YTDLP_PATH: z.string().min(1).default('yt-dlp'),
+  YTDLP_TIMEOUT_MS: int(1000).default(600_000),
+  FFMPEG_PATH: z.string().min(1).default('ffmpeg'),
+  FFPROBE_PATH: z.string().min(1).default('ffprobe'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  STEMFORGE_BOOTSTRAP_ACCOUNT: bool.default(true),
+});
+
+export type Env = Record<string, string | undefined>;
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string;
+  /** The site URL (no trailing slash); the API base is `${publicUrl}/v1`. */
+  publicUrl: string;
+  /** HMAC secret for signed URLs; when absent the bootstrap generates and persists one. */
+  signingSecret: string | undefined;
+  limits: {
+    maxFileSizeBytes: number;
+    maxDurationSeconds: number;
+    minDurationSeconds: number;
+    requestsPerMinute: number;
+    freeCreditSeconds: number;
+  };
+  purchaseUrl: string;
+  allowPrivateUrls: boolean;
+  sourceFetch: { timeoutMs: number; maxRedirects: number };
+  webhookTimeoutMs: number;
+  workers: { concurrency: number; downloadConcurrency: number; maxAttempts: number; retryBaseMs: number };
+  retentionSeconds: number;
+  redisUrl: string | undefined;
+  storage:
+    | { kind: 'disk'; root: string }
+    | {
+        kind: 's3';
+        bucket: string;
+        region: string;
+        endpoint: string | undefined;
+        accessKeyId: string | undefined;
+        secretAccessKey: string | undefined;
+        forcePathStyle: boolean;
+      };
+  modelsDir: string;
+  onnx: { executionProvider: 'cpu' | 'cuda'; threads: number };
+  ytdlp: { path: string; timeoutMs: number };
+  ffmpeg: { ffmpegPath: string; ffprobePath: string };
+  logLevel: string;
+  bootstrapAccount: boolean;
+}
+
+export class ConfigError extends Error {}
+
+/** Parses the environment into a Config, throwing a ConfigError that names every bad variable. */
+export function loadConfig(env: Env = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+  }
+  const e = parsed.data;
+  const dataDir = resolve(e.STEMFORGE_DATA_DIR);
+  const databaseUrl = e.DATABASE_URL ?? `sqlite:${join(dataDir, 'stemforge.db')}`;
+  if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
+    throw new ConfigError('invalid configuration: DATABASE_URL: expected sqlite:<path> or postgres://...');
+  }
+  if (e.STORAGE === 's3' && !e.S3_BUCKET) {
+    throw new ConfigError('invalid configuration: S3_BUCKET: required when STORAGE=s3');
+  }
+  const publicHost = e.HOST === '0.0.0.0' || e.HOST === '::' ? 'localhost' : e.HOST;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir,
+    databaseUrl,
+    publicUrl: (e.PUBLIC_URL ?? `http://${publicHost}:${e.PORT}`).replace(/\/+$/, ''),
+    signingSecret: e.STEMFORGE_SIGNING_SECRET,
+    limits: {
+      maxFileSizeBytes: Math.round(e.MAX_FILE_SIZE_MB * 1024 * 1024),
+      maxDurationSeconds: Math.round(e.MAX_DURATION_MINUTES * 60),
+      minDurationSeconds: e.MIN_DURATION_SECONDS,
+      requestsPerMinute: e.RATE_LIMIT_PER_MINUTE,
+      freeCreditSeconds: e.FREE_CREDIT_SECONDS,
+    },
+    purchaseUrl: e.PURCHASE_URL,
+    allowPrivateUrls: e.ALLOW_PRIVATE_URLS,
+    sourceFetch: { timeoutMs: e.SOURCE_FETCH_TIMEOUT_MS, maxRedirects: e.SOURCE_MAX_REDIRECTS },
+    webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    workers: {
+      concurrency: e.WORKER_CONCURRENCY,
+      downloadConcurrency: e.DOWNLOAD_CONCURRENCY,
+      maxAttempts: e.JOB_MAX_ATTEMPTS,
+      retryBaseMs: e.JOB_RETRY_BASE_MS,
+    },
+    retentionSeconds: Math.round(e.OUTPUT_RETENTION_HOURS * 3600),
+    redisUrl: e.REDIS_URL,
+    storage:
+      e.STORAGE === 's3'
+        ? {
+            kind: 's3',
+            bucket: e.S3_BUCKET!,
+            region: e.S3_REGION,
+            endpoint: e.S3_ENDPOINT,
+            accessKeyId: e.S3_ACCESS_KEY_ID,
+            secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+            forcePathStyle: e.S3_FORCE_PATH_STYLE,
+          }
+        : { kind: 'disk', root: join(dataDir, 'blobs') },
+    modelsDir: resolve(e.STEMFORGE_MODELS_DIR ?? join(dataDir, 'models')),
+    onnx: { executionProvider: e.ORT_EXECUTION_PROVIDER, threads: e.ORT_THREADS },
+    ytdlp: { path: e.YTDLP_PATH, timeoutMs: e.YTDLP_TIMEOUT_MS },
+    ffmpeg: { ffmpegPath: e.FFMPEG_PATH, ffprobePath: e.FFPROBE_PATH },
+    logLevel: e.LOG_LEVEL,
+    bootstrapAccount: e.STEMFORGE_BOOTSTRAP_ACCOUNT,
+  };
+}
