@@ -1,0 +1,79 @@
+/**
+ * The one error catalog. Every error the API answers is a code from this table with its HTTP
+ * status and default message; `src/http/error-handler.ts` maps it to the contract's body
+ * `{"error": {"code", "message"}}`. Codes marked "contract" are named by the API specification;
+ * the others are Stemforge's choices for what the specification leaves open (see README, "Errors").
+ */
+export const errorCatalog = {
+  // contract
+  MISSING_API_KEY: { status: 401, message: 'The Authorization header is missing. Send "Authorization: Bearer <API key>".' },
+  INVALID_API_KEY: { status: 401, message: 'The API key is unknown or malformed.' },
+  API_KEY_REVOKED: { status: 403, message: 'The API key has been revoked.' },
+  INSUFFICIENT_CREDITS: { status: 402, message: 'Your balance does not cover this job.' },
+  RATE_LIMIT_EXCEEDED: { status: 429, message: 'Too many requests; retry after the time given in Retry-After.' },
+  FILE_TOO_LARGE: { status: 400, message: 'The file exceeds the maximum file size.' },
+  AUDIO_TOO_LONG: { status: 400, message: 'The audio exceeds the maximum duration.' },
+  AUDIO_TOO_SHORT: { status: 400, message: 'The audio is shorter than the minimum duration.' },
+  UNSUPPORTED_FORMAT: { status: 400, message: 'The file format is not supported.' },
+  JOB_NOT_FOUND: { status: 404, message: 'Job not found.' },
+  TRACK_NOT_FOUND: { status: 404, message: 'The track is private or unavailable.' },
+  // request shape
+  INVALID_JSON: { status: 400, message: 'The request body is not valid JSON.' },
+  VALIDATION_ERROR: { status: 400, message: 'A field is missing or invalid.' },
+  MISSING_INPUT: { status: 400, message: 'Send exactly one of uploadKey or sourceUrl.' },
+  CONFLICTING_INPUT: { status: 400, message: 'Send only one of uploadKey or sourceUrl, not both.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The request Content-Type is not supported by this route.' },
+  REQUEST_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
+  NOT_FOUND: { status: 404, message: 'No such route.' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'This method is not allowed on this route.' },
+  // uploads and files
+  UPLOAD_NOT_FOUND: { status: 400, message: 'The upload key is unknown, belongs to another account, or has no uploaded file.' },
+  UPLOAD_URL_EXPIRED: { status: 403, message: 'The upload URL has expired; request a new grant from POST /upload.' },
+  INVALID_SIGNATURE: { status: 403, message: 'The URL signature is invalid.' },
+  DOWNLOAD_URL_EXPIRED: { status: 403, message: 'The download URL has expired; fetch the job again for a fresh one.' },
+  CONTENT_TYPE_MISMATCH: { status: 415, message: 'The Content-Type does not match the one granted for this upload.' },
+  UPLOAD_ALREADY_COMPLETED: { status: 409, message: 'A file has already been uploaded with this grant.' },
+  FILE_NOT_FOUND: { status: 404, message: 'File not found.' },
+  RANGE_NOT_SATISFIABLE: { status: 416, message: 'The requested range is not satisfiable.' },
+  // remote sources
+  URL_NOT_ALLOWED: { status: 400, message: 'The URL is not allowed: only public http(s) addresses can be fetched.' },
+  SOURCE_FETCH_FAILED: { status: 400, message: 'The source URL could not be fetched.' },
+  INVALID_VIDEO_URL: { status: 400, message: 'The video address is not in an accepted form.' },
+  INVALID_TRACK_URL: { status: 400, message: 'The track address is not in an accepted form.' },
+  VIDEO_NOT_FOUND: { status: 404, message: 'The video is private or unavailable.' },
+  // accounts, keys, webhooks, models
+  API_KEY_LIMIT_REACHED: { status: 409, message: 'This account already has the maximum number of active API keys.' },
+  WEBHOOK_LIMIT_REACHED: { status: 409, message: 'This account already has the maximum number of webhooks.' },
+  WEBHOOK_NOT_FOUND: { status: 404, message: 'Webhook not found.' },
+  MODEL_NOT_INSTALLED: { status: 400, message: 'The model this request needs is not installed on this server.' },
+  JOB_NOT_COMPLETED: { status: 409, message: 'The job has not completed yet.' },
+  OUTPUT_EXPIRED: { status: 410, message: 'The job outputs have expired.' },
+  // server side
+  INTERNAL_ERROR: { status: 500, message: 'An internal error occurred.' },
+  SERVICE_UNAVAILABLE: { status: 503, message: 'The service is not ready.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof errorCatalog;
+
+/** An API error: a catalog code, an optional specific message, and extra fields for the body. */
+export class ApiError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message ?? errorCatalog[code].message);
+    this.status = errorCatalog[code].status;
+  }
+
+  toBody(): { error: { code: ErrorCode; message: string } & Record<string, unknown> } {
+    return { error: { code: this.code, message: this.message, ...this.extra } };
+  }
+}
+
+export function apiError(code: ErrorCode, message?: string, extra?: Record<string, unknown>): ApiError {
+  return new ApiError(code, message, extra);
+}
