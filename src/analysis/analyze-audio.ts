@@ -1,0 +1,155 @@
+import { decodeAudio } from '../audio/decode.ts';
+import type { FfmpegTools } from '../audio/tools.ts';
+import { ChromaAccumulator, estimateTuning, FINE_BINS, foldChroma } from './chroma.ts';
+import { estimateKey } from './key.ts';
+import { camelot } from './key-names.ts';
+import { mixEnvelopes, OnsetEnvelope } from './onset-envelope.ts';
+import { estimateTempo } from './tempo.ts';
+
+/** Analysis rate: 22.05 kHz keeps everything up to 11 kHz, plenty for onsets and pitch. */
+export const ANALYSIS_SAMPLE_RATE = 22_050;
+/** Longer inputs are analysed on their first ten minutes: tempo and key are global properties. */
+export const DEFAULT_MAX_SECONDS = 600;
+/** Fewer non-silent chroma frames than this (~3.7 s) leave the key unknown. */
+const MIN_CHROMA_FRAMES = 20;
+
+export interface AnalyzeInput {
+  /** The mixture; used for whatever no stem covers. */
+  mixPath: string;
+  /** Separated drums: when present the onset envelope comes from the stems, not the mix. */
+  drumsPath?: string;
+  /** Separated bass: adds its onsets (half weight) to the drums' and its pitches to the chroma. */
+  bassPath?: string;
+  /** Every stem but drums (vocals, other, ...): when present the chroma comes from these. */
+  harmonicPaths?: string[];
+  tools?: FfmpegTools;
+  maxSeconds?: number;
+  signal?: AbortSignal;
+}
+
+/** What a job reports as `audioMetadata`. */
+export interface AudioAnalysis {
+  /** Beats per minute, one decimal; null when the audio has no steady pulse. */
+  bpm: number | null;
+  /** Key as "Eb major" / "C# minor" (see key-names.ts); null when there is no tonal content. */
+  key: string | null;
+}
+
+export interface DetailedAnalysis extends AudioAnalysis {
+  camelot: string | null;
+  tempoConfidence: number | null;
+  keyScore: number | null;
+  keyMargin: number | null;
+  /** Deviation of the tuning from A = 440 Hz, in cents. */
+  tuningCents: number | null;
+  tempoSource: 'mix' | 'stems';
+  keySource: 'mix' | 'stems';
+  seconds: number;
+}
+
+export class AnalysisError extends Error {}
+
+interface FileJob {
+  path: string;
+  onsetWeight: number;
+  chroma: boolean;
+}
+
+/** Plans which file feeds which feature: stems where they exist, the mix for the rest. */
+function plan(input: AnalyzeInput): { jobs: FileJob[]; tempoSource: 'mix' | 'stems'; keySource: 'mix' | 'stems' } {
+  const jobs = new Map<string, FileJob>();
+  const job = (path: string) => {
+    let j = jobs.get(path);
+    if (!j) jobs.set(path, (j = { path, onsetWeight: 0, chroma: false }));
+    return j;
+  };
+  const tempoSource = input.drumsPath ? 'stems' : 'mix';
+  if (input.drumsPath) {
+    job(input.drumsPath).onsetWeight = 1;
+    if (input.bassPath) job(input.bassPath).onsetWeight = 0.5;
+  } else {
+    job(input.mixPath).onsetWeight = 1;
+  }
+  const harmonic = [...(input.harmonicPaths ?? [])];
+  if (input.bassPath && harmonic.length && !harmonic.includes(input.bassPath)) harmonic.push(input.bassPath);
+  const keySource = harmonic.length ? 'stems' : 'mix';
+  for (const p of harmonic.length ? harmonic : [input.mixPath]) job(p).chroma = true;
+  return { jobs: [...jobs.values()], tempoSource, keySource };
+}
+
+/**
+ * Detects tempo and key of a file, preferring separated stems when they are given. Decodes through
+ * ffmpeg to 22.05 kHz mono and streams, so memory stays flat. CPU-bound for about a second per
+ * four minutes of audio: from a server process call `analyzeAudioInThread` instead.
+ * Throws an AnalysisError when a file cannot be decoded.
+ */
+export async function analyzeAudio(input: AnalyzeInput): Promise<AudioAnalysis> {
+  const { bpm, key } = await analyzeAudioDetailed(input);
+  return { bpm, key };
+}
+
+export async function analyzeAudioDetailed(input: AnalyzeInput): Promise<DetailedAnalysis> {
+  const { jobs, tempoSource, keySource } = plan(input);
+  const envelopes: { envelope: Float32Array; weight: number }[] = [];
+  const fine = new Float64Array(FINE_BINS);
+  let chromaFrames = 0;
+  let seconds = 0;
+  let frameRate = ANALYSIS_SAMPLE_RATE / 512;
+
+  for (const job of jobs) {
+    const onset = job.onsetWeight > 0 ? new OnsetEnvelope(ANALYSIS_SAMPLE_RATE) : null;
+    const chroma = job.chroma ? new ChromaAccumulator(ANALYSIS_SAMPLE_RATE) : null;
+    let frames = 0;
+    try {
+      for await (const chunk of decodeAudio(job.path, {
+        sampleRate: ANALYSIS_SAMPLE_RATE,
+        channels: 1,
+        chunkFrames: 16_384,
+        durationSeconds: input.maxSeconds ?? DEFAULT_MAX_SECONDS,
+        tools: input.tools,
+        signal: input.signal,
+      })) {
+        onset?.push(chunk);
+        chroma?.push(chunk);
+        frames += chunk.length;
+      }
+    } catch (err) {
+      throw new AnalysisError(`cannot analyse ${job.path}: ${(err as Error).message}`, { cause: err });
+    }
+    seconds = Math.max(seconds, frames / ANALYSIS_SAMPLE_RATE);
+    if (onset) {
+      envelopes.push({ envelope: onset.envelope(), weight: job.onsetWeight });
+      frameRate = onset.frameRate;
+    }
+    if (chroma) {
+      const h = chroma.fineHistogram();
+      for (let i = 0; i < FINE_BINS; i++) fine[i] += h[i];
+      chromaFrames = Math.max(chromaFrames, chroma.frameCount);
+    }
+  }
+
+  const tempo = estimateTempo(envelopes.length === 1 ? envelopes[0].envelope : mixEnvelopes(envelopes), frameRate);
+  let key = null;
+  let tuning: number | null = null;
+  if (chromaFrames >= MIN_CHROMA_FRAMES) {
+    tuning = estimateTuning(fine);
+    key = estimateKey(foldChroma(fine, tuning));
+  }
+  return {
+    bpm: tempo?.bpm ?? null,
+    key: key?.name ?? null,
+    camelot: key ? camelot(key) : null,
+    tempoConfidence: tempo ? round(tempo.confidence, 3) : null,
+    keyScore: key ? round(key.score, 3) : null,
+    keyMargin: key ? round(key.margin, 3) : null,
+    tuningCents: tuning === null ? null : Math.round(tuning * 100),
+    tempoSource,
+    keySource,
+    seconds: round(seconds, 2),
+  };
+}
+
+function round(x: number, digits: number): number {
+  const f = 10 ** digits;
+  return Number.isFinite(x) ? Math.round(x * f) / f : x;
+}

@@ -1,0 +1,124 @@
+import { Framer } from './frames.ts';
+import { MagnitudeSpectrum } from './spectrum.ts';
+
+/** ~370 ms frames at 22.05 kHz: 2.7 Hz bins resolve semitones down to about 100 Hz. */
+export const CHROMA_FRAME = 8192;
+export const CHROMA_HOP = 4096;
+/** Fine pitch-class resolution kept until the tuning is known: 10 cents per bin. */
+export const FINE_BINS = 120;
+
+const MIN_HZ = 55;
+const MAX_HZ = 5000;
+const REFERENCE_HZ = 440;
+/** Peaks below this fraction of the frame's strongest peak are ignored (-60 dB). */
+const PEAK_FLOOR = 1e-3;
+
+/**
+ * Harmonic pitch-class profile in the manner of Gómez 2006 ("Tonal description of polyphonic audio
+ * for music content processing"): spectral peaks, located by parabolic interpolation, add their
+ * energy to a 10-cent pitch-class histogram. The tuning offset is estimated from the same histogram
+ * once the whole file is seen, then the histogram is folded to 12 semitone classes with a cos²
+ * weighting of ±50 cents around each tuned semitone.
+ * Each frame is normalised before it is summed, so a loud chorus does not outweigh the verses.
+ */
+export class ChromaAccumulator {
+  private readonly framer: Framer;
+  private readonly spectrum = new MagnitudeSpectrum(CHROMA_FRAME);
+  private readonly mags: Float32Array;
+  private readonly frameHist = new Float64Array(FINE_BINS);
+  private readonly total = new Float64Array(FINE_BINS);
+  private readonly minBin: number;
+  private readonly maxBin: number;
+  private frames = 0;
+
+  constructor(readonly sampleRate: number) {
+    this.mags = new Float32Array(this.spectrum.bins);
+    const binHz = sampleRate / CHROMA_FRAME;
+    this.minBin = Math.max(2, Math.floor(MIN_HZ / binHz));
+    this.maxBin = Math.min(this.spectrum.bins - 2, Math.ceil(MAX_HZ / binHz));
+    this.framer = new Framer(CHROMA_FRAME, CHROMA_HOP, (frame) => this.onFrame(frame));
+  }
+
+  push(samples: Float32Array): void {
+    this.framer.push(samples);
+  }
+
+  private onFrame(frame: Float32Array): void {
+    const m = this.mags;
+    this.spectrum.compute(frame, m);
+    let maxMag = 0;
+    for (let k = this.minBin; k <= this.maxBin; k++) if (m[k] > maxMag) maxMag = m[k];
+    // Silence and near-silence carry no key.
+    if (maxMag < 1e-4) return;
+    const floor = maxMag * PEAK_FLOOR;
+    const binHz = this.sampleRate / CHROMA_FRAME;
+    const h = this.frameHist;
+    h.fill(0);
+    let sum = 0;
+    for (let k = this.minBin; k <= this.maxBin; k++) {
+      const v = m[k];
+      if (v < floor || v <= m[k - 1] || v < m[k + 1]) continue;
+      // Parabolic interpolation on log magnitudes (Smith & Serra 1987, PARSHL).
+      const a = Math.log(m[k - 1] + 1e-12);
+      const b = Math.log(v);
+      const c = Math.log(m[k + 1] + 1e-12);
+      const denom = a - 2 * b + c;
+      const delta = denom < 0 ? (0.5 * (a - c)) / denom : 0;
+      const hz = (k + delta) * binHz;
+      const amp = Math.exp(b - 0.25 * (a - c) * delta);
+      const semis = 12 * Math.log2(hz / REFERENCE_HZ) + 9; // 0 = C
+      const pos = ((((semis * FINE_BINS) / 12) % FINE_BINS) + FINE_BINS) % FINE_BINS;
+      const i0 = Math.floor(pos);
+      const f = pos - i0;
+      const e = amp * amp;
+      h[i0] += e * (1 - f);
+      h[(i0 + 1) % FINE_BINS] += e * f;
+      sum += e;
+    }
+    if (sum <= 0) return;
+    for (let i = 0; i < FINE_BINS; i++) this.total[i] += h[i] / sum;
+    this.frames++;
+  }
+
+  /** Frames that contributed (non-silent). */
+  get frameCount(): number {
+    return this.frames;
+  }
+
+  /** The accumulated 10-cent histogram (for adding stems together). */
+  fineHistogram(): Float64Array {
+    return this.total.slice();
+  }
+}
+
+/**
+ * Tuning offset in fractions of a semitone (-0.5..0.5) from a 10-cent histogram: the circular mean
+ * of the deviation from equal temperament, weighted by energy.
+ */
+export function estimateTuning(fine: Float64Array): number {
+  const per = FINE_BINS / 12;
+  let re = 0;
+  let im = 0;
+  for (let i = 0; i < FINE_BINS; i++) {
+    const phase = (2 * Math.PI * (i % per)) / per;
+    re += fine[i] * Math.cos(phase);
+    im += fine[i] * Math.sin(phase);
+  }
+  if (re === 0 && im === 0) return 0;
+  return Math.atan2(im, re) / (2 * Math.PI);
+}
+
+/** Folds a 10-cent histogram to 12 pitch classes (C = 0) around the tuned semitone centres. */
+export function foldChroma(fine: Float64Array, tuning: number): Float64Array {
+  const per = FINE_BINS / 12;
+  const chroma = new Float64Array(12);
+  for (let i = 0; i < FINE_BINS; i++) {
+    if (fine[i] === 0) continue;
+    const semis = i / per - tuning;
+    const pc = Math.round(semis);
+    const dist = semis - pc; // -0.5..0.5 semitone
+    const w = Math.cos(Math.PI * dist) ** 2;
+    chroma[((pc % 12) + 12) % 12] += fine[i] * w;
+  }
+  return chroma;
+}

@@ -1,0 +1,44 @@
+import { loadConfig } from '../config.ts';
+import { createRuntime } from '../runtime.ts';
+import { buildApp } from '../http/app.ts';
+import { bootstrapLocalAccount } from '../bootstrap.ts';
+import { parseCommandArgs } from './args.ts';
+
+const USAGE = 'stemforge serve [--no-workers]';
+
+/** `stemforge serve`: the API, and in the embedded default also the workers, in one process. */
+export async function run(args: string[]): Promise<void> {
+  const { values } = parseCommandArgs(args, { 'no-workers': { type: 'boolean' } }, USAGE);
+  const config = loadConfig();
+  const rt = await createRuntime(config);
+  if (config.bootstrapAccount) {
+    const banner = await bootstrapLocalAccount(rt);
+    if (banner) process.stdout.write(banner + '\n');
+  }
+  const app = buildApp(rt);
+  const workers = values['no-workers'] ? null : await startWorkersIfAvailable(rt);
+  await app.listen({ port: config.port, host: config.host });
+  process.stdout.write(`Stemforge listening on ${config.publicUrl} (API ${config.publicUrl}/v1, docs ${config.publicUrl}/docs)\n`);
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'shutting down');
+    // Stop taking requests, let in-flight ones finish, then stop workers (jobs in progress are
+    // picked up again on the next start), then close the database.
+    const force = setTimeout(() => process.exit(1), 30_000);
+    force.unref();
+    await app.close();
+    await workers?.stop();
+    await rt.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+async function startWorkersIfAvailable(rt: Awaited<ReturnType<typeof createRuntime>>) {
+  const { startWorkers } = await import('../worker/start.ts');
+  return startWorkers(rt);
+}

@@ -1,0 +1,204 @@
+import { enhanceFrame } from './deep-filter.ts';
+import { FeatureExtractor } from './features.ts';
+import { FrameBuffer } from './frame-buffer.ts';
+import type { Dfn3Network } from './network.ts';
+import type { RealFft } from './fft.ts';
+import { StftAnalyzer, StftSynthesizer } from './stft.ts';
+
+/**
+ * Windowing of the sequence network over an endless stream. The DSP state (STFT memories and the
+ * running feature normalisations) is carried exactly from frame to frame; only the network runs on
+ * windows: each window re-reads `contextFrames` earlier frames so that the GRUs, which start from
+ * zero in the exported graphs, are warmed up before the frames it keeps, and its last
+ * `crossfadeFrames` enhanced spectra are blended linearly with the next window's first ones.
+ */
+export interface WindowingOptions {
+  /** Frames kept from each network run (10 ms each). */
+  blockFrames: number;
+  /** Frames of warm-up re-run before each block (discarded). */
+  contextFrames: number;
+  /** Frames over which consecutive blocks are cross-faded. */
+  crossfadeFrames: number;
+}
+
+export const DEFAULT_WINDOWING: WindowingOptions = { blockFrames: 1000, contextFrames: 300, crossfadeFrames: 20 };
+
+export interface ChannelDsp {
+  fft: RealFft;
+  window: Float32Array;
+  widths: Int32Array;
+  alpha: number;
+}
+
+/** Enhances one channel of 48 kHz audio, streaming: output samples line up with input samples. */
+export class ChannelEnhancer {
+  private readonly hop: number;
+  private readonly freqBins: number;
+  private readonly lookahead: number;
+  private readonly analyzer: StftAnalyzer;
+  private readonly synthesizer: StftSynthesizer;
+  private readonly features: FeatureExtractor;
+  private readonly spec: FrameBuffer;
+  private readonly erb: FrameBuffer;
+  private readonly cplx: FrameBuffer;
+  private readonly hopBuf: Float32Array;
+  private hopFill = 0;
+  private nextStart = 0;
+  private tail: Float32Array[] = [];
+  private delayLeft: number;
+  private samplesIn = 0;
+  private samplesOut = 0;
+  private out: Float32Array[] = [];
+  private readonly featErb: Float32Array;
+  private readonly featSpec: Float32Array;
+  private readonly frameOut: Float32Array;
+  private readonly hopOut: Float32Array;
+
+  constructor(
+    private readonly net: Dfn3Network,
+    private readonly dsp: ChannelDsp,
+    private readonly win: WindowingOptions = DEFAULT_WINDOWING,
+  ) {
+    const p = net.params;
+    this.hop = p.hopSize;
+    this.freqBins = p.fftSize / 2 + 1;
+    // Features are read conv_lookahead frames ahead (DfNet.pad_feat) and the deep filter reads
+    // df_lookahead spectra ahead: a block can run once this many frames past its end exist.
+    this.lookahead = Math.max(p.convLookahead, p.dfLookahead);
+    this.analyzer = new StftAnalyzer(dsp.fft, dsp.window, p.hopSize);
+    this.synthesizer = new StftSynthesizer(dsp.fft, dsp.window, p.hopSize);
+    this.features = new FeatureExtractor(dsp.widths, p.nbDf, dsp.alpha);
+    const rows = win.blockFrames + win.contextFrames + win.crossfadeFrames + p.dfOrder + this.lookahead + 8;
+    this.spec = new FrameBuffer(2 * this.freqBins, rows);
+    this.erb = new FrameBuffer(p.nbErb, rows);
+    this.cplx = new FrameBuffer(2 * p.nbDf, rows);
+    this.hopBuf = new Float32Array(p.hopSize);
+    this.delayLeft = p.fftSize - p.hopSize;
+    const maxFrames = win.blockFrames + win.contextFrames + win.crossfadeFrames;
+    this.featErb = new Float32Array(maxFrames * p.nbErb);
+    this.featSpec = new Float32Array(maxFrames * 2 * p.nbDf);
+    this.frameOut = new Float32Array(2 * this.freqBins);
+    this.hopOut = new Float32Array(p.hopSize);
+  }
+
+  /** Feeds samples; returns the enhanced samples that became ready (possibly none). */
+  async push(samples: Float32Array): Promise<Float32Array> {
+    this.samplesIn += samples.length;
+    this.feed(samples);
+    const { blockFrames, crossfadeFrames } = this.win;
+    while (this.spec.end >= this.nextStart + blockFrames + crossfadeFrames + this.lookahead) {
+      await this.runWindow(false);
+    }
+    return this.takeOutput(Infinity);
+  }
+
+  /** Ends the stream: flushes the remaining frames. The total output length equals the input's. */
+  async finish(): Promise<Float32Array> {
+    const total = this.samplesIn;
+    // Like df/enhance.py: pad one FFT length of zeros so the last input samples leave the STFT.
+    this.feed(new Float32Array(this.dsp.window.length));
+    if (this.hopFill > 0) this.feed(new Float32Array(this.hop - this.hopFill));
+    while (this.nextStart < this.spec.end) await this.runWindow(true);
+    return this.takeOutput(total - this.samplesOut);
+  }
+
+  private feed(samples: Float32Array): void {
+    let i = 0;
+    while (i < samples.length) {
+      const n = Math.min(this.hop - this.hopFill, samples.length - i);
+      this.hopBuf.set(samples.subarray(i, i + n), this.hopFill);
+      this.hopFill += n;
+      i += n;
+      if (this.hopFill === this.hop) {
+        this.hopFill = 0;
+        const spec = this.spec.push();
+        this.analyzer.analyze(this.hopBuf, spec);
+        this.features.extract(spec, this.erb.push(), this.cplx.push());
+      }
+    }
+  }
+
+  private async runWindow(final: boolean): Promise<void> {
+    const p = this.net.params;
+    const { blockFrames, contextFrames, crossfadeFrames } = this.win;
+    const known = this.spec.end;
+    const s = this.nextStart;
+    const e = final ? Math.min(s + blockFrames, known) : s + blockFrames;
+    const e2 = final ? Math.min(e + crossfadeFrames, known) : e + crossfadeFrames;
+    const a = Math.max(0, s - contextFrames);
+    const frames = e2 - a;
+    const { nbErb, nbDf } = p;
+    // Encoder input j reads the features of frame j + conv_lookahead (zeros past the end).
+    for (let j = 0; j < frames; j++) {
+      const k = a + j + p.convLookahead;
+      const erb = this.erb.row(k);
+      const cplx = this.cplx.row(k);
+      if (erb && cplx) {
+        this.featErb.set(erb, j * nbErb);
+        this.featSpec.set(cplx.subarray(0, nbDf), j * nbDf);
+        this.featSpec.set(cplx.subarray(nbDf), (frames + j) * nbDf);
+      } else {
+        this.featErb.fill(0, j * nbErb, (j + 1) * nbErb);
+        this.featSpec.fill(0, j * nbDf, (j + 1) * nbDf);
+        this.featSpec.fill(0, (frames + j) * nbDf, (frames + j + 1) * nbDf);
+      }
+    }
+    const { mask, coefs } = await this.net.run(this.featErb, this.featSpec, frames);
+    const coefStride = nbDf * p.dfOrder * 2;
+    const noisy = (k: number) => this.spec.row(k);
+    const newTail: Float32Array[] = [];
+    for (let j = s; j < e2; j++) {
+      const r = j - a;
+      const y = this.frameOut;
+      enhanceFrame(
+        { nbDf, dfOrder: p.dfOrder, dfLookahead: p.dfLookahead, freqBins: this.freqBins },
+        j,
+        noisy,
+        mask.subarray(r * nbErb, (r + 1) * nbErb),
+        coefs.subarray(r * coefStride, (r + 1) * coefStride),
+        this.dsp.widths,
+        y,
+      );
+      const prev = this.tail[j - s];
+      if (prev) {
+        const w = (j - s + 0.5) / this.tail.length;
+        for (let i = 0; i < y.length; i++) y[i] = prev[i] + w * (y[i] - prev[i]);
+      }
+      if (j < e) this.emit(y);
+      else newTail.push(y.slice());
+    }
+    this.tail = newTail;
+    this.nextStart = e;
+    const keepFrom = e - contextFrames - p.dfOrder;
+    this.spec.dropBefore(keepFrom);
+    this.erb.dropBefore(keepFrom);
+    this.cplx.dropBefore(keepFrom);
+  }
+
+  private emit(spec: Float32Array): void {
+    this.synthesizer.synthesize(spec, this.hopOut);
+    let from = 0;
+    if (this.delayLeft > 0) {
+      from = Math.min(this.delayLeft, this.hop);
+      this.delayLeft -= from;
+    }
+    if (from < this.hop) this.out.push(this.hopOut.slice(from));
+  }
+
+  private takeOutput(limit: number): Float32Array {
+    let n = 0;
+    for (const c of this.out) n += c.length;
+    n = Math.max(0, Math.min(n, limit));
+    const result = new Float32Array(n);
+    let o = 0;
+    for (const c of this.out) {
+      if (o >= n) break;
+      const take = Math.min(c.length, n - o);
+      result.set(c.subarray(0, take), o);
+      o += take;
+    }
+    this.out = [];
+    this.samplesOut += n;
+    return result;
+  }
+}

@@ -1,0 +1,140 @@
+import type { Worker } from 'node:worker_threads';
+import type { AudioFormat } from '../audio/encode.ts';
+import { defaultTools, type FfmpegTools } from '../audio/tools.ts';
+import { startThread } from '../worker/thread.ts';
+import type { FromThread, SerializedError, ToThread } from './engine-protocol.ts';
+import { ModelFilesError } from './model-files.ts';
+
+export interface DenoiseEngineOptions {
+  /** Folder holding enc.onnx, erb_dec.onnx, df_dec.onnx and config.ini (checked against pinned sha256). */
+  modelDir: string;
+  executionProvider?: 'cpu' | 'cuda';
+  /** ORT intra-op threads; 0 = 1 (fastest on small machines, see docs/denoise.md). */
+  threads?: number;
+  tools?: FfmpegTools;
+}
+
+export interface DenoiseJob {
+  inputPath: string;
+  outputPath: string;
+  format: AudioFormat;
+  /** Fraction done in [0, 1]. */
+  onProgress?: (fraction: number) => void;
+  signal?: AbortSignal;
+}
+
+export interface DenoiseResult {
+  /** Duration of the cleaned output (equal to the input's). */
+  durationSeconds: number;
+  /** Channels of the output: 1 for mono input, 2 otherwise. */
+  channels: number;
+}
+
+interface Pending {
+  resolve: (r: DenoiseResult) => void;
+  reject: (e: Error) => void;
+  onProgress?: (fraction: number) => void;
+}
+
+/**
+ * DeepFilterNet3 speech enhancement in a worker thread. The thread loads and verifies the model once
+ * and serves jobs in order; a job's promise settles after its output file is complete (or removed,
+ * when it fails or is cancelled through its AbortSignal, with an AbortError).
+ */
+export class DenoiseEngine {
+  private readonly worker: Worker;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private closed = false;
+  private readonly readyPromise: Promise<void>;
+  private fatal: Error | undefined;
+
+  constructor(opts: DenoiseEngineOptions) {
+    this.worker = startThread(new URL('./engine-thread.ts', import.meta.url), {
+      workerData: {
+        modelDir: opts.modelDir,
+        executionProvider: opts.executionProvider ?? 'cpu',
+        threads: opts.threads ?? 0,
+        tools: opts.tools ?? defaultTools,
+      },
+    });
+    let settleReady!: (err?: Error) => void;
+    this.readyPromise = new Promise<void>((resolve, reject) => {
+      settleReady = (err) => (err ? reject(err) : resolve());
+    });
+    this.readyPromise.catch(() => undefined);
+    this.worker.on('message', (msg: FromThread) => {
+      if (msg.type === 'ready') settleReady();
+      else if (msg.type === 'load-failed') {
+        this.fatal = deserializeError(msg.error);
+        settleReady(this.fatal);
+        this.failAll(this.fatal);
+      } else {
+        const job = this.pending.get(msg.id);
+        if (!job) return;
+        if (msg.type === 'progress') job.onProgress?.(msg.fraction);
+        else {
+          this.pending.delete(msg.id);
+          if (msg.type === 'done') job.resolve({ durationSeconds: msg.durationSeconds, channels: msg.channels });
+          else job.reject(deserializeError(msg.error));
+        }
+      }
+    });
+    const onDeath = (err: Error) => {
+      this.fatal ??= err;
+      settleReady(this.fatal);
+      this.failAll(this.fatal);
+    };
+    this.worker.on('error', onDeath);
+    this.worker.on('exit', (code) => {
+      if (!this.closed) onDeath(new Error(`denoise worker thread exited (code ${code})`));
+    });
+  }
+
+  /** Resolves once the model is loaded; rejects with ModelFilesError on a missing or corrupt model. */
+  ready(): Promise<void> {
+    return this.readyPromise;
+  }
+
+  /** Cleans one file. Input: anything ffmpeg decodes; output: `format` at 48 kHz. */
+  async denoiseFile(job: DenoiseJob): Promise<DenoiseResult> {
+    if (this.closed) throw new Error('DenoiseEngine is closed');
+    if (this.fatal) throw this.fatal;
+    job.signal?.throwIfAborted();
+    const id = this.nextId++;
+    const result = new Promise<DenoiseResult>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, onProgress: job.onProgress });
+    });
+    const onAbort = () => this.post({ type: 'cancel', id });
+    job.signal?.addEventListener('abort', onAbort, { once: true });
+    this.post({ type: 'job', id, inputPath: job.inputPath, outputPath: job.outputPath, format: job.format });
+    try {
+      return await result;
+    } finally {
+      job.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Stops the thread; jobs still running are rejected. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.failAll(new Error('DenoiseEngine closed'));
+    await this.worker.terminate();
+  }
+
+  private post(msg: ToThread): void {
+    this.worker.postMessage(msg);
+  }
+
+  private failAll(err: Error): void {
+    for (const job of this.pending.values()) job.reject(err);
+    this.pending.clear();
+  }
+}
+
+function deserializeError(e: SerializedError): Error {
+  const err = e.name === 'ModelFilesError' ? new ModelFilesError(e.message) : new Error(e.message);
+  err.name = e.name;
+  return err;
+}

@@ -1,0 +1,58 @@
+import { bandPower } from './erb.ts';
+
+/*
+ * DeepFilterNet's input features (libDF `feat_erb` and `feat_cplx`, Schröter et al. 2022/2023):
+ * - ERB features: band power in dB, minus an exponential running mean (initialised as a ramp from
+ *   -60 dB to -90 dB across the bands), divided by 40;
+ * - complex features: the lowest nbDf bins divided by the square root of an exponential running
+ *   mean of their magnitude (initialised as a ramp from 1e-3 to 1e-4).
+ * Both states run continuously over the whole stream, so they live here and not in the network.
+ */
+
+const MEAN_NORM_INIT: [number, number] = [-60, -90];
+const UNIT_NORM_INIT: [number, number] = [0.001, 0.0001];
+
+function ramp(n: number, [from, to]: [number, number]): Float32Array {
+  const out = new Float32Array(n);
+  const step = n > 1 ? (to - from) / (n - 1) : 0;
+  for (let i = 0; i < n; i++) out[i] = from + i * step;
+  return out;
+}
+
+export class FeatureExtractor {
+  private readonly meanState: Float32Array;
+  private readonly unitState: Float32Array;
+  private readonly power: Float32Array;
+
+  constructor(
+    private readonly widths: Int32Array,
+    private readonly nbDf: number,
+    private readonly alpha: number,
+  ) {
+    this.meanState = ramp(widths.length, MEAN_NORM_INIT);
+    this.unitState = ramp(nbDf, UNIT_NORM_INIT);
+    this.power = new Float32Array(widths.length);
+  }
+
+  /**
+   * Computes the features of one spectrum (interleaved complex) into `erbOut` (nbErb values) and
+   * `cplxOut` (planar: nbDf real parts, then nbDf imaginary parts, the encoder's [2, F] layout).
+   */
+  extract(spec: Float32Array, erbOut: Float32Array, cplxOut: Float32Array): void {
+    const { alpha, meanState, unitState, power, nbDf } = this;
+    bandPower(spec, this.widths, power);
+    for (let b = 0; b < power.length; b++) {
+      const db = 10 * Math.log10(power[b] + 1e-10);
+      meanState[b] = db * (1 - alpha) + meanState[b] * alpha;
+      erbOut[b] = (db - meanState[b]) / 40;
+    }
+    for (let f = 0; f < nbDf; f++) {
+      const re = spec[2 * f];
+      const im = spec[2 * f + 1];
+      unitState[f] = Math.hypot(re, im) * (1 - alpha) + unitState[f] * alpha;
+      const scale = 1 / Math.sqrt(unitState[f]);
+      cplxOut[f] = re * scale;
+      cplxOut[nbDf + f] = im * scale;
+    }
+  }
+}

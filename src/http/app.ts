@@ -1,0 +1,61 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import type { Runtime } from '../runtime.ts';
+import { apiKeyHook } from './auth.ts';
+import { installErrorHandler } from './error-handler.ts';
+import { registerRoutes, type RouteSpec } from './route.ts';
+import { balanceRoutes } from './balance.ts';
+import { uploadGrantRoutes } from './upload.ts';
+import { registerUploadPut } from './upload-put.ts';
+import { healthRoutes } from './health.ts';
+import { openApiRoutes } from './openapi.ts';
+import { registerBlobRoutes } from './blob-routes.ts';
+
+export const API_VERSION = '1.0.0';
+
+export interface AppOptions {
+  /** Route groups added by later capabilities (jobs, webhooks, ...), registered like the core ones. */
+  extraRoutes?: Array<(rt: Runtime) => RouteSpec<any, any, any>[]>;
+  logger?: boolean;
+}
+
+/** Builds the Fastify app for a runtime: every route, the auth and rate-limit hook, the error mapping. */
+export function buildApp(rt: Runtime, opts: AppOptions = {}): FastifyInstance {
+  const app = Fastify({
+    logger:
+      opts.logger === false || rt.config.logLevel === 'silent'
+        ? false
+        : {
+            level: rt.config.logLevel,
+            // Never log a key, a secret or a signature.
+            redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+            serializers: {
+              req: (req: { method: string; url: string; id: string }) => ({ method: req.method, url: req.url.replace(/([?&](sig|exp)=)[^&]*/g, '$1…'), id: req.id }),
+            },
+          },
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
+    },
+    requestIdHeader: false,
+    bodyLimit: 1024 * 1024,
+    trustProxy: true,
+  });
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  installErrorHandler(app);
+  app.addHook('onRequest', apiKeyHook({ db: rt.db, rateLimiter: rt.rateLimiter, requestsPerMinute: rt.config.limits.requestsPerMinute }));
+
+  const routes: RouteSpec<any, any, any>[] = [
+    ...healthRoutes(rt),
+    ...balanceRoutes(rt),
+    ...uploadGrantRoutes(rt),
+    ...(opts.extraRoutes ?? []).flatMap((make) => make(rt)),
+  ];
+  const all = [...routes, ...openApiRoutes(() => routes, `${rt.config.publicUrl}/v1`, API_VERSION)];
+  registerRoutes(app, all);
+  registerUploadPut(app, rt);
+  registerBlobRoutes(app, { store: rt.store, signer: rt.signer });
+  return app;
+}

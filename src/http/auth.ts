@@ -1,0 +1,68 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../domain/errors.ts';
+import { isWellFormedApiKey } from '../domain/api-key.ts';
+import { findApiKey, touchApiKey } from '../store/api-keys.ts';
+import type { Db } from '../store/schema.ts';
+import type { RateLimiter } from '../ratelimit/rate-limiter.ts';
+
+export interface AuthContext {
+  accountId: string;
+  keyId: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth?: AuthContext;
+  }
+  interface FastifyContextConfig {
+    auth?: 'apiKey' | 'none';
+  }
+}
+
+export interface AuthDeps {
+  db: Db;
+  rateLimiter: RateLimiter;
+  requestsPerMinute: number;
+}
+
+const TOUCH_INTERVAL_MS = 60_000;
+
+/**
+ * onRequest hook for `auth: 'apiKey'` routes: resolves the Bearer key to its account, then counts
+ * the request against the key's per-minute budget. Rate-limit headers go on every authenticated
+ * response, errors included.
+ */
+export function apiKeyHook(deps: AuthDeps) {
+  const lastTouched = new Map<string, number>();
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    if (request.routeOptions.config?.auth !== 'apiKey') return;
+    const header = request.headers.authorization;
+    if (!header || !header.trim()) throw new ApiError('MISSING_API_KEY');
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match || !isWellFormedApiKey(match[1])) {
+      throw new ApiError('INVALID_API_KEY', 'The API key is malformed. Send "Authorization: Bearer sk_live_...".');
+    }
+    const key = await findApiKey(deps.db, match[1]);
+    if (!key) throw new ApiError('INVALID_API_KEY');
+    if (key.revoked) throw new ApiError('API_KEY_REVOKED');
+
+    const limit = await deps.rateLimiter.hit(key.id, deps.requestsPerMinute, 60_000);
+    reply.header('X-RateLimit-Limit', String(limit.limit));
+    reply.header('X-RateLimit-Remaining', String(limit.remaining));
+    reply.header('X-RateLimit-Reset', String(limit.resetAtUnixSeconds));
+    if (!limit.allowed) {
+      reply.header('Retry-After', String(limit.retryAfterSeconds));
+      throw new ApiError(
+        'RATE_LIMIT_EXCEEDED',
+        `More than ${limit.limit} requests per minute for this API key; retry in ${limit.retryAfterSeconds} s.`,
+      );
+    }
+    request.auth = { accountId: key.accountId, keyId: key.id };
+
+    const now = Date.now();
+    if ((lastTouched.get(key.id) ?? 0) + TOUCH_INTERVAL_MS < now) {
+      lastTouched.set(key.id, now);
+      await touchApiKey(deps.db, key.id);
+    }
+  };
+}

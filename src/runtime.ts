@@ -1,0 +1,48 @@
+import type { Config } from './config.ts';
+import { connectDatabase, type DatabaseHandle, type DialectName } from './store/db.ts';
+import type { Db } from './store/schema.ts';
+import { resolveSigningSecret } from './secrets.ts';
+import { UrlSigner } from './storage/url-signer.ts';
+import { createBlobStore } from './storage/create-blob-store.ts';
+import type { BlobStore } from './storage/blob-store.ts';
+import { createRateLimiter } from './ratelimit/create-rate-limiter.ts';
+import type { RateLimiter } from './ratelimit/rate-limiter.ts';
+
+/**
+ * The composition root: the adapters chosen by config for each port. Built once per process and
+ * passed to the HTTP app, the workers and the CLI commands.
+ */
+export interface Runtime {
+  config: Config;
+  db: Db;
+  dialect: DialectName;
+  store: BlobStore;
+  signer: UrlSigner;
+  rateLimiter: RateLimiter;
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  /** PostgreSQL schema (tests run each suite in its own). */
+  dbSchema?: string;
+}
+
+export async function createRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
+  const handle: DatabaseHandle = await connectDatabase(config.databaseUrl, { schema: opts.dbSchema });
+  const secret = await resolveSigningSecret(config.signingSecret, config.dataDir);
+  const signer = new UrlSigner(secret);
+  const store = createBlobStore(config.storage, { publicUrl: config.publicUrl, signer });
+  const rateLimiter = createRateLimiter(config);
+  return {
+    config,
+    db: handle.db,
+    dialect: handle.dialect,
+    store,
+    signer,
+    rateLimiter,
+    async close() {
+      await rateLimiter.close?.();
+      await handle.close();
+    },
+  };
+}

@@ -1,0 +1,21 @@
+/** Quality tiers of the API and the inference settings behind them. */
+export type QualityTier = 'FAST' | 'BALANCED' | 'BEST';
+
+export interface InferenceSettings {
+  /** Fraction of each segment shared with the next one (Demucs' `overlap`). */
+  overlap: number;
+  /** Test-time shifted passes averaged (Demucs' `shifts`); 0 = one plain pass. */
+  shifts: number;
+}
+
+/**
+ * Chosen by measurement (bench/separate-quality.ts; figures in docs/separation.md). The cost is the
+ * number of 7.8 s segments, proportional to `max(1, shifts) / (1 - overlap)`. BEST keeps Demucs'
+ * default overlap (0.25) and no shifts: a second shifted pass doubles the time for a gain too small
+ * to pay for on a CPU, and would break the real-time-factor target.
+ */
+export const QUALITY_SETTINGS: Record<QualityTier, InferenceSettings> = {
+  FAST: { overlap: 0.05, shifts: 0 },
+  BALANCED: { overlap: 0.15, shifts: 0 },
+  BEST: { overlap: 0.25, shifts: 0 },
+};

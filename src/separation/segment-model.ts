@@ -1,0 +1,74 @@
+import * as ort from 'onnxruntime-node';
+import { DemucsSpectrogram } from './spectrogram.ts';
+import {
+  HTDEMUCS_SEGMENT_FRAMES,
+  HTDEMUCS_SOURCES,
+  HTDEMUCS_SPEC_BINS,
+  HTDEMUCS_SPEC_FRAMES,
+} from './htdemucs-shapes.ts';
+import { htdemucsSessionOptions, type SessionTuning } from './session-options.ts';
+
+/** Time spent in one segment, for the benchmark's "where the time goes". */
+export interface SegmentTimings {
+  dspMs: number;
+  modelMs: number;
+}
+
+/**
+ * HTDemucs on one training-length segment: spectrogram in, network, inverse spectrogram of the
+ * spectral branch added to the time branch. One instance holds one onnxruntime session and is
+ * meant to live for many jobs (loading costs about a second and 170 MB).
+ */
+export class SegmentModel {
+  readonly segmentFrames = HTDEMUCS_SEGMENT_FRAMES;
+  readonly sources = HTDEMUCS_SOURCES;
+  readonly timings: SegmentTimings = { dspMs: 0, modelMs: 0 };
+  private readonly specInput: Float32Array;
+
+  private constructor(
+    private readonly session: ort.InferenceSession,
+    private readonly spectrogram: DemucsSpectrogram,
+  ) {
+    this.specInput = new Float32Array(spectrogram.specSize(2));
+  }
+
+  static async load(modelPath: string, tuning: SessionTuning): Promise<SegmentModel> {
+    const session = await ort.InferenceSession.create(modelPath, htdemucsSessionOptions(tuning));
+    const [mixIn, specIn] = session.inputNames;
+    if (!mixIn || !specIn || session.outputNames.length !== 2) {
+      throw new Error(`${modelPath} does not look like an HTDemucs export (inputs ${session.inputNames.join(', ')})`);
+    }
+    return new SegmentModel(session, await DemucsSpectrogram.create(HTDEMUCS_SEGMENT_FRAMES));
+  }
+
+  /**
+   * Separates one segment. `mix` is planar stereo, `[channel][segmentFrames]` in one array; the
+   * result is `[source][channel][segmentFrames]` in one array (sources in `this.sources` order).
+   */
+  async separate(mix: Float32Array): Promise<Float32Array> {
+    const n = this.segmentFrames;
+    const t0 = performance.now();
+    this.spectrogram.analyze([mix.subarray(0, n), mix.subarray(n, 2 * n)], this.specInput);
+    const t1 = performance.now();
+    const [mixName, specName] = this.session.inputNames;
+    const [specOutName, waveOutName] = this.session.outputNames;
+    const out = await this.session.run({
+      [mixName]: new ort.Tensor('float32', mix, [1, 2, n]),
+      [specName]: new ort.Tensor('float32', this.specInput, [1, 4, HTDEMUCS_SPEC_BINS, HTDEMUCS_SPEC_FRAMES]),
+    });
+    const t2 = performance.now();
+    const spec = out[specOutName].data as Float32Array;
+    const wave = out[waveOutName].data as Float32Array;
+    this.spectrogram.synthesizeAdd(spec, this.sources.length * 2, wave);
+    // Drop the 44 MB spectral output now rather than at the next collection.
+    out[specOutName].dispose();
+    this.timings.dspMs += t1 - t0 + (performance.now() - t2);
+    this.timings.modelMs += t2 - t1;
+    return wave;
+  }
+
+  async dispose(): Promise<void> {
+    this.spectrogram.dispose();
+    await this.session.release();
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * File names suggested by remote servers, made safe to show and to use as a download name.
+ * Never used as a path on our disk: the fetcher writes to a path the caller chose.
+ */
+
+const MAX_LENGTH = 200;
+
+/**
+ * Strips everything that could act as a path or confuse a terminal or header: directory parts
+ * (both separators), control characters (C0, DEL, C1), bidi overrides, quotes, leading dots
+ * (hidden files, "..") and surrounding blanks. Returns null when nothing usable is left.
+ */
+export function sanitizeFileName(raw: string): string | null {
+  let name = raw.split(/[/\\]/).pop() ?? '';
+  name = name
+    .replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
+    .replace(/["<>:|?*]/g, '_')
+    .trim()
+    .replace(/^\.+/, '')
+    .trim();
+  if (!name) return null;
+  if (name.length > MAX_LENGTH) {
+    const dot = name.lastIndexOf('.');
+    const ext = dot > 0 && name.length - dot <= 10 ? name.slice(dot) : '';
+    name = name.slice(0, MAX_LENGTH - ext.length) + ext;
+  }
+  return name;
+}
+
+function decodeSafely(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * The file name from a Content-Disposition header (RFC 6266): `filename*` (RFC 8187 ext-value,
+ * charset'lang'pct-encoded) wins over `filename`, as the RFC asks of recipients.
+ */
+export function fileNameFromContentDisposition(header: string | undefined): string | null {
+  if (!header) return null;
+  const extended = /filename\*\s*=\s*([^;]+)/i.exec(header);
+  if (extended) {
+    const m = /^\s*([\w!#$%&+^`{}~-]*)'[^']*'(.*)$/.exec(extended[1].trim());
+    if (m) {
+      const charset = m[1].toLowerCase();
+      const value = m[2].trim();
+      const decoded =
+        charset === 'iso-8859-1'
+          ? Buffer.from(value.replace(/%([0-9a-f]{2})/gi, (_, h) => String.fromCharCode(parseInt(h, 16))), 'latin1').toString('latin1')
+          : decodeSafely(value);
+      const name = sanitizeFileName(decoded);
+      if (name) return name;
+    }
+  }
+  const plain = /(?:^|;)\s*filename\s*=\s*("((?:[^"\\]|\\.)*)"|[^;]*)/i.exec(header);
+  if (plain) {
+    const value = plain[2] !== undefined ? plain[2].replace(/\\(.)/g, '$1') : plain[1];
+    return sanitizeFileName(value.trim());
+  }
+  return null;
+}
+
+/** The last non-empty segment of a URL's path, percent-decoded and sanitised. */
+export function fileNameFromUrl(url: URL): string | null {
+  const segments = url.pathname.split('/').filter(Boolean);
+  const last = segments.at(-1);
+  return last ? sanitizeFileName(decodeSafely(last)) : null;
+}

@@ -1,0 +1,220 @@
+import { createReadStream as createFileStream, createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { PassThrough, Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import {
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { assertBlobKey, assertBlobPrefix } from './blob-key.ts';
+import {
+  assertPutOptions,
+  assertSignedDownloadOptions,
+  checkRange,
+  type BlobStat,
+  type BlobStore,
+  type PutOptions,
+  type SignedDownloadOptions,
+} from './blob-store.ts';
+import { attachmentDisposition } from './content-disposition.ts';
+import { BlobNotFoundError } from './errors.ts';
+import { copyWithLimit } from './limited-copy.ts';
+
+export interface S3Settings {
+  bucket: string;
+  region: string;
+  endpoint: string | undefined;
+  accessKeyId: string | undefined;
+  secretAccessKey: string | undefined;
+  forcePathStyle: boolean;
+}
+
+export interface S3BlobStoreOptions {
+  /** Client for every request. */
+  client: S3Client;
+  bucket: string;
+  /** Client used only to presign download URLs, when clients reach S3 at another address. */
+  presignClient?: S3Client;
+  /** Multipart part size; lib-storage buffers at most queueSize x partSize bytes per upload. */
+  partSize?: number;
+  queueSize?: number;
+  /** Clock for URL signing; tests move it. */
+  now?: () => number;
+}
+
+/** Builds an S3Client from the service's storage settings. */
+export function createS3Client(s: S3Settings, overrides: Partial<S3ClientConfig> = {}): S3Client {
+  return new S3Client({
+    region: s.region,
+    endpoint: s.endpoint,
+    forcePathStyle: s.forcePathStyle,
+    // Without explicit keys the SDK's default chain applies (instance roles, AWS_PROFILE ...).
+    credentials: s.accessKeyId && s.secretAccessKey ? { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey } : undefined,
+    // SDK >= 3.729 adds CRC32 checksums (aws-chunked trailers) to every upload by default; many
+    // S3-compatible servers reject or mishandle them, so with a custom endpoint only send checksums
+    // where an operation requires one.
+    ...(s.endpoint ? { requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' } : {}),
+    ...overrides,
+  });
+}
+
+const MiB = 1024 * 1024;
+
+/**
+ * Blobs as objects in one S3 bucket (or any S3-compatible store), keyed by the blob key itself.
+ * Uploads stream through lib-storage (multipart above one part), downloads are presigned GET URLs
+ * whose response headers (`Content-Disposition`, `Content-Type`) S3 sets from the signed query.
+ */
+export class S3BlobStore implements BlobStore {
+  readonly #client: S3Client;
+  readonly #presign: S3Client;
+  readonly #bucket: string;
+  readonly #now: () => number;
+
+  constructor(private readonly options: S3BlobStoreOptions) {
+    this.#client = options.client;
+    this.#presign = options.presignClient ?? options.client;
+    this.#bucket = options.bucket;
+    this.#now = options.now ?? Date.now;
+  }
+
+  async put(key: string, body: Readable, options: PutOptions): Promise<{ size: number }> {
+    assertBlobKey(key);
+    assertPutOptions(options);
+    const pass = new PassThrough({ highWaterMark: MiB });
+    const upload = new Upload({
+      client: this.#client,
+      params: { Bucket: this.#bucket, Key: key, Body: pass, ContentType: options.contentType },
+      partSize: this.options.partSize ?? 8 * MiB,
+      queueSize: this.options.queueSize ?? 2,
+      // On any failure lib-storage aborts the multipart upload, so no orphan parts are billed.
+      leavePartsOnError: false,
+    });
+    const done = upload.done();
+    // If S3 fails first, stop the copy too (it would otherwise wait on backpressure forever).
+    done.catch((err: Error) => pass.destroy(err));
+    let size: number;
+    try {
+      size = await copyWithLimit(body, pass, options.maxBytes);
+    } catch (err) {
+      // copyWithLimit destroyed `pass`, which fails the upload; wait until it has aborted.
+      await done.catch(() => {});
+      throw err;
+    }
+    await done;
+    return { size };
+  }
+
+  async putFile(key: string, localPath: string, options: { contentType: string }): Promise<{ size: number }> {
+    const file = createFileStream(localPath);
+    try {
+      return await this.put(key, file, options);
+    } finally {
+      file.destroy();
+    }
+  }
+
+  async stat(key: string): Promise<BlobStat | null> {
+    assertBlobKey(key);
+    try {
+      const head = await this.#client.send(new HeadObjectCommand({ Bucket: this.#bucket, Key: key }));
+      return { size: head.ContentLength ?? 0, contentType: head.ContentType ?? 'application/octet-stream' };
+    } catch (err) {
+      if (isNotFound(err)) return null;
+      throw err;
+    }
+  }
+
+  async createReadStream(key: string, range: { start?: number; end?: number } = {}): Promise<Readable> {
+    assertBlobKey(key);
+    // Validate the arguments the same way as the disk adapter; the size check happens at S3.
+    checkRange(range, Number.MAX_SAFE_INTEGER);
+    const start = range.start ?? 0;
+    const header = range.end !== undefined ? `bytes=${start}-${range.end}` : start > 0 ? `bytes=${start}-` : undefined;
+    try {
+      const res = await this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: key, Range: header }));
+      return res.Body as Readable;
+    } catch (err) {
+      if (isNotFound(err)) throw new BlobNotFoundError(key);
+      if (httpStatus(err) === 416) {
+        // S3 answers 416 to any range on an empty object; start 0 of an empty blob is just empty.
+        if (start === 0) return Readable.from([]);
+        throw new RangeError(`start ${start} is beyond the blob`);
+      }
+      throw err;
+    }
+  }
+
+  async downloadToFile(key: string, localPath: string): Promise<void> {
+    const body = await this.createReadStream(key);
+    try {
+      await pipeline(body, createWriteStream(localPath));
+    } catch (err) {
+      await rm(localPath, { force: true });
+      throw err;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    assertBlobKey(key);
+    await this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: key }));
+  }
+
+  async deletePrefix(prefix: string): Promise<void> {
+    assertBlobPrefix(prefix);
+    let token: string | undefined;
+    do {
+      const page = await this.#client.send(
+        new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: prefix, ContinuationToken: token, MaxKeys: 1000 }),
+      );
+      const keys = (page.Contents ?? []).flatMap((o) => (o.Key ? [{ Key: o.Key }] : []));
+      if (keys.length > 0) {
+        const res = await this.#client.send(
+          new DeleteObjectsCommand({ Bucket: this.#bucket, Delete: { Objects: keys, Quiet: true } }),
+        );
+        if (res.Errors && res.Errors.length > 0) {
+          const e = res.Errors[0];
+          throw new Error(`S3 could not delete ${res.Errors.length} object(s), first ${e.Key}: ${e.Code} ${e.Message}`);
+        }
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+
+  async signedDownloadUrl(key: string, options: SignedDownloadOptions): Promise<{ url: string; expiresAt: Date }> {
+    assertBlobKey(key);
+    assertSignedDownloadOptions(options);
+    // SigV4 dates have one-second resolution; sign with a whole second so expiresAt is exact.
+    const signingDate = new Date(Math.floor(this.#now() / 1000) * 1000);
+    const command = new GetObjectCommand({
+      Bucket: this.#bucket,
+      Key: key,
+      ResponseContentDisposition: attachmentDisposition(options.fileName),
+      ResponseContentType: options.contentType,
+      ResponseCacheControl: 'private',
+    });
+    const url = await getSignedUrl(this.#presign, command, { expiresIn: options.expiresInSeconds, signingDate });
+    return { url, expiresAt: new Date(signingDate.getTime() + options.expiresInSeconds * 1000) };
+  }
+
+  async close(): Promise<void> {
+    this.#client.destroy();
+    if (this.#presign !== this.#client) this.#presign.destroy();
+  }
+}
+
+function httpStatus(err: unknown): number | undefined {
+  return (err as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode;
+}
+
+function isNotFound(err: unknown): boolean {
+  const name = (err as { name?: string } | undefined)?.name;
+  return name === 'NotFound' || name === 'NoSuchKey' || httpStatus(err) === 404;
+}

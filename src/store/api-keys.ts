@@ -1,0 +1,83 @@
+import type { DbOrTx } from './schema.ts';
+import { newId } from '../domain/ids.ts';
+import { displayPrefix, generateApiKey, hashApiKey, sameHash } from '../domain/api-key.ts';
+
+export const MAX_ACTIVE_KEYS = 5;
+
+export interface ApiKeyInfo {
+  id: string;
+  accountId: string;
+  prefix: string;
+  createdAt: string;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+}
+
+export class KeyLimitError extends Error {}
+
+/** Creates a key and returns it in clear: this is the only time it is ever seen. */
+export async function createApiKey(db: DbOrTx, accountId: string): Promise<{ key: string; info: ApiKeyInfo }> {
+  const active = await db
+    .selectFrom('api_keys')
+    .select((eb) => eb.fn.countAll<string | number>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  if (Number(active.n) >= MAX_ACTIVE_KEYS) {
+    throw new KeyLimitError(`account ${accountId} already has ${MAX_ACTIVE_KEYS} active keys; revoke one first`);
+  }
+  const key = generateApiKey();
+  const row = {
+    id: newId('key'),
+    account_id: accountId,
+    prefix: displayPrefix(key),
+    hash: hashApiKey(key),
+    created_at: new Date().toISOString(),
+    revoked_at: null,
+    last_used_at: null,
+  };
+  await db.insertInto('api_keys').values(row).execute();
+  return { key, info: toInfo(row) };
+}
+
+/**
+ * Finds the key record for a presented key. Candidates are narrowed by the non-secret display
+ * prefix, then every candidate's hash is compared in constant time.
+ */
+export async function findApiKey(db: DbOrTx, presented: string): Promise<(ApiKeyInfo & { revoked: boolean }) | null> {
+  const hash = hashApiKey(presented);
+  const candidates = await db.selectFrom('api_keys').selectAll().where('prefix', '=', displayPrefix(presented)).execute();
+  let match: (typeof candidates)[number] | undefined;
+  for (const c of candidates) if (sameHash(c.hash, hash)) match = c;
+  return match ? { ...toInfo(match), revoked: match.revoked_at !== null } : null;
+}
+
+export async function listApiKeys(db: DbOrTx, accountId: string): Promise<ApiKeyInfo[]> {
+  const rows = await db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).orderBy('created_at').execute();
+  return rows.map(toInfo);
+}
+
+/** Revokes a key; returns false when no such key exists. Revoking twice is harmless. */
+export async function revokeApiKey(db: DbOrTx, keyId: string): Promise<boolean> {
+  const existing = await db.selectFrom('api_keys').select(['id', 'revoked_at']).where('id', '=', keyId).executeTakeFirst();
+  if (!existing) return false;
+  if (!existing.revoked_at) {
+    await db.updateTable('api_keys').set({ revoked_at: new Date().toISOString() }).where('id', '=', keyId).execute();
+  }
+  return true;
+}
+
+export async function touchApiKey(db: DbOrTx, keyId: string): Promise<void> {
+  await db.updateTable('api_keys').set({ last_used_at: new Date().toISOString() }).where('id', '=', keyId).execute();
+}
+
+function toInfo(r: {
+  id: string;
+  account_id: string;
+  prefix: string;
+  created_at: string;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}): ApiKeyInfo {
+  return { id: r.id, accountId: r.account_id, prefix: r.prefix, createdAt: r.created_at, revokedAt: r.revoked_at, lastUsedAt: r.last_used_at };
+}

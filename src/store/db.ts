@@ -1,0 +1,77 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration, type MigrationProvider } from 'kysely';
+import type { Database, Db } from './schema.ts';
+import * as m001 from './migrations/001-platform.ts';
+import * as m002 from './migrations/002-jobs.ts';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface DatabaseHandle {
+  db: Db;
+  dialect: DialectName;
+  close(): Promise<void>;
+}
+
+/** Migrations in order; each is written once for both dialects with Kysely's schema builder. */
+const migrations: Record<string, Migration> = {
+  '001-platform': m001,
+  '002-jobs': m002,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+export interface OpenOptions {
+  /** PostgreSQL only: schema to use (created if missing); lets tests run in isolation. */
+  schema?: string;
+}
+
+/** Opens the database named by a `sqlite:<path>` or `postgres://` URL. */
+export function openDatabase(url: string, opts: OpenOptions = {}): DatabaseHandle {
+  if (url.startsWith('sqlite:')) {
+    const path = url.slice('sqlite:'.length);
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    const sqlite = new BetterSqlite3(path);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('synchronous = NORMAL');
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    return { db, dialect: 'sqlite', close: () => db.destroy() };
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: 'postgres', close: () => db.destroy() };
+}
+
+/** Applies pending migrations; throws with the failing migration's name. */
+export async function migrate(handle: DatabaseHandle, opts: OpenOptions = {}): Promise<void> {
+  if (handle.dialect === 'postgres' && opts.schema) {
+    await handle.db.schema.createSchema(opts.schema).ifNotExists().execute();
+  }
+  // Kysely looks for its bookkeeping tables across schemas unless told which one to use.
+  const migrator = new Migrator({ db: handle.db, provider, ...(opts.schema ? { migrationTableSchema: opts.schema } : {}) });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`database migration ${failed} failed: ${(error as Error).message ?? error}`);
+  }
+}
+
+/** Opens and migrates in one step. */
+export async function connectDatabase(url: string, opts: OpenOptions = {}): Promise<DatabaseHandle> {
+  const handle = openDatabase(url, opts);
+  try {
+    await migrate(handle, opts);
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+  return handle;
+}

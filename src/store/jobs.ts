@@ -1,0 +1,177 @@
+import { sql } from 'kysely';
+import type { DbOrTx, JobKind, JobsTable, JobStatusValue } from './schema.ts';
+
+export type JobRow = JobsTable;
+
+export async function insertJob(db: DbOrTx, row: JobRow): Promise<void> {
+  await db.insertInto('jobs').values(row).execute();
+}
+
+/** A job of the given account and kind, or null: another account's job is reported as not found. */
+export async function findAccountJob(db: DbOrTx, accountId: string, kind: JobKind, id: string): Promise<JobRow | null> {
+  return (
+    (await db.selectFrom('jobs').selectAll().where('id', '=', id).where('account_id', '=', accountId).where('kind', '=', kind).executeTakeFirst()) ??
+    null
+  );
+}
+
+export async function findJob(db: DbOrTx, id: string): Promise<JobRow | null> {
+  return (await db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
+}
+
+export interface ListQuery {
+  accountId: string;
+  kind: JobKind;
+  status?: JobStatusValue;
+  limit: number;
+  offset: number;
+}
+
+/** Newest first, with the total for pagination. */
+export async function listJobs(db: DbOrTx, q: ListQuery): Promise<{ rows: JobRow[]; total: number }> {
+  let base = db.selectFrom('jobs').where('account_id', '=', q.accountId).where('kind', '=', q.kind);
+  if (q.status) base = base.where('status', '=', q.status);
+  const [rows, count] = await Promise.all([
+    base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).offset(q.offset).execute(),
+    base.select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
+}
+
+/**
+ * Claims one runnable job for a worker: a PENDING job whose retry time has come, or a PROCESSING
+ * job whose lease has run out (its worker died). The conditional UPDATE makes the claim atomic
+ * across processes: two workers never run the same attempt.
+ */
+export async function claimNextJob(db: DbOrTx, owner: string, leaseMs: number, kinds: JobKind[]): Promise<JobRow | null> {
+  const now = new Date().toISOString();
+  const candidates = await db
+    .selectFrom('jobs')
+    .select('id')
+    .where('kind', 'in', kinds)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('status', '=', 'PENDING'), eb('next_attempt_at', '<=', now)]),
+        eb.and([eb('status', '=', 'PROCESSING'), eb('lease_expires_at', '<', now)]),
+      ]),
+    )
+    .orderBy('created_at')
+    .limit(5)
+    .execute();
+  for (const { id } of candidates) {
+    const claimed = await claimJob(db, id, owner, leaseMs);
+    if (claimed) return claimed;
+  }
+  return null;
+}
+
+/** Claims a specific job if it is runnable now (used by the BullMQ adapter, whose messages name the job). */
+export async function claimJob(db: DbOrTx, id: string, owner: string, leaseMs: number): Promise<JobRow | null> {
+  const now = new Date();
+  const nowIso = now.toISOString();
+  const result = await db
+    .updateTable('jobs')
+    .set({
+      status: 'PROCESSING',
+      lease_owner: owner,
+      lease_expires_at: new Date(now.getTime() + leaseMs).toISOString(),
+      attempts: sql`attempts + 1`,
+      started_at: sql`coalesce(started_at, ${nowIso})`,
+    })
+    .where('id', '=', id)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('status', '=', 'PENDING'), eb('next_attempt_at', '<=', nowIso)]),
+        eb.and([eb('status', '=', 'PROCESSING'), eb('lease_expires_at', '<', nowIso)]),
+      ]),
+    )
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) !== 1) return null;
+  return findJob(db, id);
+}
+
+/** Extends a lease; false when the job is no longer this worker's (reclaimed or finished). */
+export async function renewLease(db: DbOrTx, id: string, owner: string, leaseMs: number): Promise<boolean> {
+  const r = await db
+    .updateTable('jobs')
+    .set({ lease_expires_at: new Date(Date.now() + leaseMs).toISOString() })
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .where('status', '=', 'PROCESSING')
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** Raises progress (never lowers it: progress is monotonic even across retries). */
+export async function raiseProgress(db: DbOrTx, id: string, progress: number): Promise<void> {
+  await db.updateTable('jobs').set({ progress }).where('id', '=', id).where('progress', '<', progress).execute();
+}
+
+/**
+ * Moves a job this worker holds to another state, with extra column updates; false when the worker
+ * no longer holds it (so the caller must not move credits or emit events).
+ */
+export async function transitionHeldJob(
+  db: DbOrTx,
+  id: string,
+  owner: string,
+  set: Partial<JobRow> & { status: JobStatusValue },
+): Promise<boolean> {
+  const r = await db
+    .updateTable('jobs')
+    .set({ ...set, lease_owner: null, lease_expires_at: null })
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .where('status', '=', 'PROCESSING')
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** Jobs to expire: finished, with retention ended. */
+export async function listExpiredJobs(db: DbOrTx, nowIso: string, limit = 100): Promise<JobRow[]> {
+  return db
+    .selectFrom('jobs')
+    .selectAll()
+    .where('status', 'in', ['COMPLETED', 'FAILED'])
+    .where('expires_at', '<', nowIso)
+    .limit(limit)
+    .execute();
+}
+
+export async function markExpired(db: DbOrTx, id: string): Promise<boolean> {
+  const r = await db
+    .updateTable('jobs')
+    .set({ status: 'EXPIRED', outputs_json: null })
+    .where('id', '=', id)
+    .where('status', 'in', ['COMPLETED', 'FAILED'])
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** Average processing seconds per audio second over recent completed jobs of a kind (null: no history). */
+export async function measuredSecondsPerAudioSecond(db: DbOrTx, kind: JobKind): Promise<number | null> {
+  const rows = await db
+    .selectFrom('jobs')
+    .select(['started_at', 'completed_at', 'duration_seconds'])
+    .where('kind', '=', kind)
+    .where('status', '=', 'COMPLETED')
+    .orderBy('completed_at', 'desc')
+    .limit(20)
+    .execute();
+  const ratios = rows
+    .filter((r) => r.started_at && r.completed_at && r.duration_seconds)
+    .map((r) => (Date.parse(r.completed_at!) - Date.parse(r.started_at!)) / 1000 / r.duration_seconds!);
+  if (ratios.length === 0) return null;
+  return ratios.reduce((a, b) => a + b, 0) / ratios.length;
+}
+
+/** Seconds of audio waiting or running ahead of a new job (all accounts: they share the workers). */
+export async function queuedAudioSeconds(db: DbOrTx, kinds: JobKind[]): Promise<number> {
+  const row = await db
+    .selectFrom('jobs')
+    .select((eb) => eb.fn.sum<string | number | null>('duration_seconds').as('s'))
+    .where('kind', 'in', kinds)
+    .where('status', 'in', ['PENDING', 'PROCESSING'])
+    .executeTakeFirstOrThrow();
+  return Number(row.s ?? 0);
+}

@@ -1,0 +1,104 @@
+import type { Kysely, Transaction } from 'kysely';
+
+/**
+ * Database tables. Portable across SQLite and PostgreSQL: ids are text, timestamps are ISO-8601
+ * text (sortable), booleans are integers 0/1 and JSON documents are text.
+ */
+export interface AccountsTable {
+  id: string;
+  email: string;
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  /** First characters of the key, shown to operators and used to narrow the lookup. */
+  prefix: string;
+  /** SHA-256 of the whole key, hex. The key itself is never stored. */
+  hash: string;
+  created_at: string;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+export interface BalancesTable {
+  account_id: string;
+  balance_seconds: number;
+  updated_at: string;
+}
+
+export type LedgerKind = 'grant' | 'hold' | 'charge' | 'release';
+
+export interface CreditLedgerTable {
+  id: string;
+  account_id: string;
+  kind: LedgerKind;
+  /** Magnitude of the movement in seconds (always >= 0). */
+  seconds: number;
+  /** Effect on the available balance: grant +, hold -, release +, charge 0 or - (beyond the hold). */
+  delta_seconds: number;
+  job_id: string | null;
+  note: string | null;
+  created_at: string;
+}
+
+export interface UploadsTable {
+  id: string;
+  account_id: string;
+  file_name: string;
+  content_type: string;
+  storage_key: string;
+  status: 'pending' | 'uploaded';
+  size_bytes: number | null;
+  duration_seconds: number | null;
+  created_at: string;
+  expires_at: string;
+  uploaded_at: string | null;
+}
+
+export type JobKind = 'stem' | 'video' | 'track' | 'denoise';
+export type JobStatusValue = 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'EXPIRED';
+
+export interface JobsTable {
+  id: string;
+  account_id: string;
+  kind: JobKind;
+  status: JobStatusValue;
+  progress: number;
+  /** Kind-specific input description (file name, duration, size; video/track info). */
+  input_json: string;
+  /** outputType, quality, outputFormat, denoiseVocals. */
+  options_json: string;
+  metadata_json: string | null;
+  /** Blob key of the input file once it is in storage (null while a download is pending). */
+  source_key: string | null;
+  duration_seconds: number | null;
+  credits_required: number | null;
+  credits_charged: number | null;
+  error_message: string | null;
+  /** Stem name -> stored output (blob key, download file name, content type). */
+  outputs_json: string | null;
+  audio_metadata_json: string | null;
+  attempts: number;
+  next_attempt_at: string;
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  expires_at: string | null;
+}
+
+export interface Database {
+  jobs: JobsTable;
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  balances: BalancesTable;
+  credit_ledger: CreditLedgerTable;
+  uploads: UploadsTable;
+}
+
+export type Db = Kysely<Database>;
+/** A database handle or an open transaction: repositories accept either. */
+export type DbOrTx = Kysely<Database> | Transaction<Database>;
