@@ -7,6 +7,11 @@ import { createBlobStore } from './storage/create-blob-store.ts';
 import type { BlobStore } from './storage/blob-store.ts';
 import { createRateLimiter } from './ratelimit/create-rate-limiter.ts';
 import type { RateLimiter } from './ratelimit/rate-limiter.ts';
+import { pino, type Logger } from 'pino';
+import type { JobQueue } from './queue/job-queue.ts';
+import { createQueue } from './queue/create-queue.ts';
+import type { Engines } from './worker/engines.ts';
+import { createEngines } from './worker/create-engines.ts';
 
 /**
  * The composition root: the adapters chosen by config for each port. Built once per process and
@@ -19,12 +24,18 @@ export interface Runtime {
   store: BlobStore;
   signer: UrlSigner;
   rateLimiter: RateLimiter;
+  queue: JobQueue;
+  log: Logger;
+  /** The audio engines, created on first use (API-only processes never load a model). */
+  engines(): Engines;
   close(): Promise<void>;
 }
 
 export interface RuntimeOptions {
   /** PostgreSQL schema (tests run each suite in its own). */
   dbSchema?: string;
+  /** Replaces the engines (tests of failure paths wrap the real ones). */
+  engines?: (config: Config) => Engines;
 }
 
 export async function createRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
@@ -33,6 +44,9 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
   const signer = new UrlSigner(secret);
   const store = createBlobStore(config.storage, { publicUrl: config.publicUrl, signer });
   const rateLimiter = createRateLimiter(config);
+  const queue = createQueue(config, handle.db);
+  const log = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.apiKey', '*.secret'] });
+  let engines: Engines | undefined;
   return {
     config,
     db: handle.db,
@@ -40,8 +54,14 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     store,
     signer,
     rateLimiter,
+    queue,
+    log,
+    engines: () => (engines ??= (opts.engines ?? createEngines)(config)),
     async close() {
-      await rateLimiter.close?.();
+      await queue.close();
+      await engines?.close();
+      await rateLimiter.close();
+      await store.close();
       await handle.close();
     },
   };

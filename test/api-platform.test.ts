@@ -53,7 +53,7 @@ describe.each(['sqlite', 'postgres'] as const)('platform API on %s', (dialect) =
   test('balance: new accounts have 5 free minutes', async () => {
     const res = await s.api('/v1/balance', { key: user.key });
     expect(res.status).toBe(200);
-    const body = await res.json();
+    const body: any = await res.json();
     expect(body).toMatchObject({ balanceSeconds: 300, balanceMinutes: 5, balanceFormatted: '5 minutes' });
     expect(new Date(body.updatedAt).getTime()).toBeGreaterThan(0);
     expect(res.headers.get('x-request-id')).toBeTruthy();
@@ -81,7 +81,7 @@ describe.each(['sqlite', 'postgres'] as const)('platform API on %s', (dialect) =
   test('upload grant: signed absolute URL, limits, detected content type', async () => {
     const res = await s.api('/v1/upload', { key: user.key, method: 'POST', json: { filename: 'My Song.mp3' } });
     expect(res.status).toBe(200);
-    const g = await res.json();
+    const g: any = await res.json();
     expect(g.uploadUrl).toMatch(new RegExp(`^${s.base}/v1/uploads/upl_\\w+\\?exp=\\d+&sig=[0-9a-f]{64}$`));
     expect(g.uploadKey).toMatch(/^upl_/);
     expect(g.contentType).toBe('audio/mpeg');
@@ -91,7 +91,7 @@ describe.each(['sqlite', 'postgres'] as const)('platform API on %s', (dialect) =
     expect(ttl).toBeGreaterThan(14 * 60_000);
     expect(ttl).toBeLessThanOrEqual(15 * 60_000);
     expect(Object.keys(g.instructions).sort()).toEqual(['note', 'step1', 'step2']);
-    const explicit = await (await s.api('/v1/upload', { key: user.key, method: 'POST', json: { filename: 'a.bin.wav', contentType: 'audio/x-wav' } })).json();
+    const explicit: any = await (await s.api('/v1/upload', { key: user.key, method: 'POST', json: { filename: 'a.bin.wav', contentType: 'audio/x-wav' } })).json();
     expect(explicit.contentType).toBe('audio/x-wav');
     const bad = await s.api('/v1/upload', { key: user.key, method: 'POST', json: { filename: 'notes.txt' } });
     expect(bad.status).toBe(400);
@@ -106,7 +106,7 @@ describe.each(['sqlite', 'postgres'] as const)('platform API on %s', (dialect) =
     const g = await grant();
     const res = await fetch(g.uploadUrl, { method: 'PUT', headers: { 'content-type': 'audio/wav' }, body: tone });
     expect(res.status).toBe(200);
-    const body = await res.json();
+    const body: any = await res.json();
     expect(body).toMatchObject({ uploadKey: g.uploadKey, fileName: 'tone.wav', fileSizeBytes: tone.length, contentType: 'audio/wav' });
     expect(body.durationSeconds).toBeCloseTo(2.5, 1);
     const again = await fetch(g.uploadUrl, { method: 'PUT', headers: { 'content-type': 'audio/wav' }, body: tone });
@@ -201,7 +201,7 @@ describe.each(['sqlite', 'postgres'] as const)('platform API on %s', (dialect) =
   });
 
   test('OpenAPI 3.1 document and browsable docs', async () => {
-    const doc = await (await s.api('/v1/openapi.json')).json();
+    const doc: any = await (await s.api('/v1/openapi.json')).json();
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.paths['/v1/balance'].get.responses['200']).toBeTruthy();
     expect(doc.paths['/v1/upload'].post.requestBody.content['application/json'].schema.required).toContain('filename');

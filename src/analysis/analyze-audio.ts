@@ -91,6 +91,7 @@ export async function analyzeAudio(input: AnalyzeInput): Promise<AudioAnalysis> 
 export async function analyzeAudioDetailed(input: AnalyzeInput): Promise<DetailedAnalysis> {
   const { jobs, tempoSource, keySource } = plan(input);
   const envelopes: { envelope: Float32Array; weight: number }[] = [];
+  const bodies: { envelope: Float32Array; weight: number }[] = [];
   const fine = new Float64Array(FINE_BINS);
   let chromaFrames = 0;
   let seconds = 0;
@@ -119,6 +120,7 @@ export async function analyzeAudioDetailed(input: AnalyzeInput): Promise<Detaile
     seconds = Math.max(seconds, frames / ANALYSIS_SAMPLE_RATE);
     if (onset) {
       envelopes.push({ envelope: onset.envelope(), weight: job.onsetWeight });
+      bodies.push({ envelope: onset.bodyEnvelope(), weight: job.onsetWeight });
       frameRate = onset.frameRate;
     }
     if (chroma) {
@@ -128,7 +130,7 @@ export async function analyzeAudioDetailed(input: AnalyzeInput): Promise<Detaile
     }
   }
 
-  const tempo = estimateTempo(envelopes.length === 1 ? envelopes[0].envelope : mixEnvelopes(envelopes), frameRate);
+  const tempo = estimateTempo({ envelope: mixEnvelopes(envelopes), body: mixEnvelopes(bodies) }, frameRate);
   let key = null;
   let tuning: number | null = null;
   if (chromaFrames >= MIN_CHROMA_FRAMES) {

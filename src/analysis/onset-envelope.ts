@@ -7,12 +7,23 @@ export const ONSET_HOP = 512;
 
 /** Log compression constant: log(1 + γ|X|) keeps quiet onsets visible next to loud ones. */
 const LOG_GAMMA = 1000;
+/**
+ * Upper edge of the "body" band: kick and snare fundamentals and bodies live below it, hi-hats and
+ * cymbals above. Its separate envelope tells beats from their subdivisions (see tempo.ts).
+ */
+export const BODY_BAND_HZ = 1500;
+/**
+ * The body band is summed in third-octave bands from 30 Hz, each weighing the same: per-bin flux
+ * would let a broadband clap outweigh a kick whose energy sits in a handful of low bins.
+ */
+const BODY_LOW_HZ = 30;
+const BANDS_PER_OCTAVE = 3;
 
 /**
  * Onset-strength envelope by spectral flux on a log-magnitude spectrogram (Bello et al. 2005, "A
  * tutorial on onset detection in music signals"), with the previous frame maximum-filtered over
  * ±1 bin as in SuperFlux (Böck & Widmer 2013) so vibrato and slow glides do not read as onsets.
- * Streams: push mono samples, read `envelope()` at the end (one value per hop).
+ * Streams: push mono samples, read `envelope()` / `bodyEnvelope()` at the end (one value per hop).
  */
 export class OnsetEnvelope {
   readonly frameRate: number;
@@ -23,6 +34,11 @@ export class OnsetEnvelope {
   private cur: Float32Array;
   private havePrev = false;
   private values: number[] = [];
+  private body: number[] = [];
+  /** Bin ranges [start, end) of the body-band filters. */
+  private readonly bands: [number, number][] = [];
+  private prevBands: Float32Array;
+  private curBands: Float32Array;
 
   constructor(readonly sampleRate: number) {
     this.frameRate = sampleRate / ONSET_HOP;
@@ -30,6 +46,17 @@ export class OnsetEnvelope {
     this.mags = new Float32Array(bins);
     this.prev = new Float32Array(bins);
     this.cur = new Float32Array(bins);
+    const binHz = sampleRate / ONSET_FRAME;
+    for (let lo = BODY_LOW_HZ; lo < BODY_BAND_HZ; lo *= 2 ** (1 / BANDS_PER_OCTAVE)) {
+      const start = Math.max(1, Math.round(lo / binHz));
+      const end = Math.max(start + 1, Math.round((lo * 2 ** (1 / BANDS_PER_OCTAVE)) / binHz));
+      const last = this.bands.at(-1);
+      if (last && start < last[1]) {
+        if (end > last[1]) last[1] = end; // merge bands narrower than a bin
+      } else this.bands.push([start, end]);
+    }
+    this.prevBands = new Float32Array(this.bands.length);
+    this.curBands = new Float32Array(this.bands.length);
     this.framer = new Framer(ONSET_FRAME, ONSET_HOP, (frame) => this.onFrame(frame));
   }
 
@@ -43,6 +70,14 @@ export class OnsetEnvelope {
     const cur = this.cur;
     for (let k = 0; k < bins; k++) cur[k] = Math.log1p(LOG_GAMMA * this.mags[k]);
     let flux = 0;
+    let low = 0;
+    const cb = this.curBands;
+    for (let b = 0; b < this.bands.length; b++) {
+      const [start, end] = this.bands[b];
+      let e = 0;
+      for (let k = start; k < end; k++) e += this.mags[k];
+      cb[b] = Math.log1p(LOG_GAMMA * e);
+    }
     if (this.havePrev) {
       const p = this.prev;
       for (let k = 1; k < bins - 1; k++) {
@@ -50,8 +85,15 @@ export class OnsetEnvelope {
         const d = cur[k] - ref;
         if (d > 0) flux += d;
       }
+      for (let b = 0; b < cb.length; b++) {
+        const d = cb[b] - this.prevBands[b];
+        if (d > 0) low += d;
+      }
     }
     this.values.push(flux);
+    this.body.push(low);
+    this.curBands = this.prevBands;
+    this.prevBands = cb;
     this.cur = this.prev;
     this.prev = cur;
     this.havePrev = true;
@@ -59,6 +101,11 @@ export class OnsetEnvelope {
 
   envelope(): Float32Array {
     return Float32Array.from(this.values);
+  }
+
+  /** Flux below BODY_BAND_HZ only: kicks, snares, bass; no cymbals. */
+  bodyEnvelope(): Float32Array {
+    return Float32Array.from(this.body);
   }
 }
 

@@ -19,6 +19,21 @@ export interface TempoEstimate {
 const DEFAULTS: Required<TempoOptions> = { minBpm: 55, maxBpm: 215, priorBpm: 120, priorOctaves: 1 };
 
 /**
+ * A metrical level's off-beats count as beats when their body-band (kick/snare) periodicity is at
+ * least OFFBEAT_AS_BEAT of the on-beats'; they are mere subdivisions below OFFBEAT_AS_SUBDIVISION.
+ * The gap between the two is hysteresis: in between, the prior's choice stands.
+ */
+const OFFBEAT_AS_BEAT = { acf: 0.6, phase: 0.55 };
+const OFFBEAT_AS_SUBDIVISION = 0.4;
+
+export interface OnsetEnvelopes {
+  /** Full-band onset strength. */
+  envelope: Float32Array;
+  /** Onset strength below ~1.5 kHz (kick, snare body, bass), for telling beats from subdivisions. */
+  body?: Float32Array;
+}
+
+/**
  * Estimates a global tempo from an onset-strength envelope.
  *
  * 1. The envelope is high-passed (local mean removed) and half-wave rectified (Ellis 2007, "Beat
@@ -33,25 +48,31 @@ const DEFAULTS: Required<TempoOptions> = { minBpm: 55, maxBpm: 215, priorBpm: 12
  *    frequency and its harmonics (a Fourier tempogram, Grosche & Müller 2011), which resolves
  *    tempo far below the frame rate's lag resolution.
  */
-export function estimateTempo(envelope: Float32Array, frameRate: number, options: TempoOptions = {}): TempoEstimate | null {
+export function estimateTempo(onsets: OnsetEnvelopes, frameRate: number, options: TempoOptions = {}): TempoEstimate | null {
   const opts = { ...DEFAULTS, ...options };
-  const novelty = preprocess(envelope, frameRate);
+  const novelty = preprocess(onsets.envelope, frameRate);
   if (!novelty) return null;
   const maxLag = Math.ceil((4 * 60 * frameRate) / opts.minBpm) + 2;
   const acf = autocorrelation(novelty, maxLag);
+  const bodyNovelty = onsets.body ? preprocess(onsets.body, frameRate) : null;
+  const bodyAcf = bodyNovelty ? autocorrelation(removeMean(bodyNovelty), maxLag) : null;
 
-  const salience = (bpm: number) => combSalience(acf, (60 * frameRate) / bpm);
   const prior = (bpm: number) => Math.exp(-0.5 * (Math.log2(bpm / opts.priorBpm) / opts.priorOctaves) ** 2);
+  const grid: number[] = [];
+  for (let bpm = opts.minBpm; bpm <= opts.maxBpm; bpm += 0.5) grid.push(bpm);
+  const tempogram = tempogramSalience(novelty, frameRate, grid);
+  const salience = (bpm: number) => tempogram[Math.min(grid.length - 1, Math.max(0, Math.round((bpm - opts.minBpm) / 0.5)))];
   const score = (bpm: number) => salience(bpm) * prior(bpm);
 
   const candidates: { bpm: number; score: number }[] = [];
   let best = { bpm: 0, score: -Infinity };
-  for (let bpm = opts.minBpm; bpm <= opts.maxBpm; bpm += 0.25) {
+  for (const bpm of grid) {
     const s = score(bpm);
     candidates.push({ bpm, score: s });
     if (s > best.score) best = { bpm, score: s };
   }
   if (!(best.score > 0)) return null;
+  if (bodyAcf && bodyNovelty) best = { bpm: chooseMetricalLevel(bodyAcf, bodyNovelty, frameRate, best.bpm, opts), score: best.score };
 
   // Explicit octave check: the best score found at another metrical level of the winner.
   let rival = 0;
@@ -62,6 +83,75 @@ export function estimateTempo(envelope: Float32Array, frameRate: number, options
   }
   const bpm = refine(novelty, frameRate, best.bpm);
   return { bpm: Math.round(bpm * 10) / 10, confidence: rival > 0 ? best.score / rival : Infinity, candidates };
+}
+
+/**
+ * Moves between the winner's double and half by where the kicks and snares fall: the beat is the
+ * level whose off-beats are mere subdivisions (hi-hats), while a level whose off-beats carry
+ * kicks or snares as strongly as its beats is too slow (the drum & bass or punk "half time" trap);
+ * the prior alone cannot tell 87 from 174 BPM, both being equally far from 120.
+ */
+function chooseMetricalLevel(bodyAcf: Float32Array, body: Float32Array, frameRate: number, bpm: number, opts: Required<TempoOptions>): number {
+  const acfRatio = (b: number) => {
+    const period = (60 * frameRate) / b;
+    const on = peakNear(bodyAcf, period);
+    return on > 0 ? Math.max(0, peakNear(bodyAcf, period / 2)) / on : 1;
+  };
+  const phase = (b: number) => phaseRatio(body, (60 * frameRate) / b);
+  // Both views must agree: the lag view survives tempo drift, the phase view tells which off-beats
+  // are filled (a dembow's syncopated snares fill lags but not the off-beat positions).
+  const offbeatsAreBeats = (b: number) => acfRatio(b) >= OFFBEAT_AS_BEAT.acf && phase(b) >= OFFBEAT_AS_BEAT.phase;
+  const offbeatsAreSubdivisions = (b: number) => acfRatio(b) < OFFBEAT_AS_SUBDIVISION && phase(b) < OFFBEAT_AS_SUBDIVISION;
+  let b = bpm;
+  while (2 * b <= opts.maxBpm && offbeatsAreBeats(b)) b *= 2;
+  while (b / 2 >= opts.minBpm && offbeatsAreSubdivisions(b / 2)) b /= 2;
+  return b;
+}
+
+/**
+ * Mean body-band onset strength on the off-beats over that on the beats of a level with period
+ * `period` frames, the beat phase found anew in every 8-beat window so a drifting tempo keeps it.
+ */
+function phaseRatio(body: Float32Array, period: number): number {
+  const beats = 8;
+  const span = beats * period;
+  let on = 0;
+  let off = 0;
+  const at = (x: number) => {
+    const i = Math.round(x);
+    return Math.max(body[i - 1] ?? 0, body[i] ?? 0, body[i + 1] ?? 0);
+  };
+  for (let start = 0; start + span + period < body.length; start += span / 2) {
+    let bestOn = -1;
+    let bestPhase = 0;
+    for (let phase = 0; phase < period; phase += 1) {
+      let sum = 0;
+      for (let k = 0; k < beats; k++) sum += at(start + phase + k * period);
+      if (sum > bestOn) {
+        bestOn = sum;
+        bestPhase = phase;
+      }
+    }
+    let sumOff = 0;
+    for (let k = 0; k < beats; k++) sumOff += at(start + bestPhase + (k + 0.5) * period);
+    on += bestOn;
+    off += sumOff;
+  }
+  return on > 0 ? off / on : 1;
+}
+
+function peakNear(acf: Float32Array, lag: number): number {
+  const tol = Math.max(1, 0.02 * lag);
+  let peak = -Infinity;
+  for (let x = lag - tol; x <= lag + tol; x += 0.25) peak = Math.max(peak, sampleAt(acf, x));
+  return peak;
+}
+
+function removeMean(x: Float32Array): Float32Array {
+  let mean = 0;
+  for (let i = 0; i < x.length; i++) mean += x[i];
+  mean /= x.length || 1;
+  return x.map((v) => v - mean);
 }
 
 function preprocess(envelope: Float32Array, frameRate: number): Float32Array | null {
@@ -101,8 +191,57 @@ function combSalience(acf: Float32Array, period: number): number {
 
 function localMax(score: (bpm: number) => number, bpm: number): number {
   let m = 0;
-  for (let b = bpm * 0.98; b <= bpm * 1.02; b += 0.25) m = Math.max(m, score(b));
+  for (let b = bpm * 0.98; b <= bpm * 1.02; b += 0.5) m = Math.max(m, score(b));
   return m;
+}
+
+/** Tempogram window: long enough to resolve harmonics, short enough to follow a drifting tempo. */
+const TEMPOGRAM_SECONDS = 12;
+
+/**
+ * Harmonic-summed Fourier tempogram (Grosche & Müller 2011; harmonic summation after Klapuri et
+ * al. 2006): per 12 s Hann window, the magnitude of the envelope's DFT at the beat frequency and its
+ * first three harmonics, averaged over windows. Normalised to a maximum of 1.
+ */
+function tempogramSalience(x: Float32Array, frameRate: number, grid: number[]): Float64Array {
+  const win = Math.min(x.length, Math.round(TEMPOGRAM_SECONDS * frameRate));
+  const hop = Math.max(1, Math.floor(win / 2));
+  const w = new Float64Array(win);
+  for (let i = 0; i < win; i++) w[i] = 0.5 - 0.5 * Math.cos((2 * Math.PI * (i + 0.5)) / win);
+  const seg = new Float64Array(win);
+  const out = new Float64Array(grid.length);
+  for (let start = 0; start + win <= x.length; start += hop) {
+    let mean = 0;
+    for (let i = 0; i < win; i++) mean += x[start + i];
+    mean /= win;
+    for (let i = 0; i < win; i++) seg[i] = (x[start + i] - mean) * w[i];
+    for (let g = 0; g < grid.length; g++) {
+      let sum = 0;
+      for (let h = 1; h <= 4; h++) sum += dftMagnitude(seg, (2 * Math.PI * h * grid[g]) / 60 / frameRate);
+      out[g] += sum;
+    }
+  }
+  let max = 0;
+  for (const v of out) max = Math.max(max, v);
+  if (max > 0) for (let g = 0; g < out.length; g++) out[g] /= max;
+  return out;
+}
+
+function dftMagnitude(seg: Float64Array, omega: number): number {
+  const cw = Math.cos(omega);
+  const sw = Math.sin(omega);
+  let c = 1;
+  let s = 0;
+  let re = 0;
+  let im = 0;
+  for (let i = 0; i < seg.length; i++) {
+    re += seg[i] * c;
+    im -= seg[i] * s;
+    const nc = c * cw - s * sw;
+    s = s * cw + c * sw;
+    c = nc;
+  }
+  return Math.hypot(re, im);
 }
 
 /** Fourier-tempogram energy at the beat frequency and three harmonics, over the whole envelope. */

@@ -39,7 +39,7 @@ export async function* decodeAudio(path: string, opts: DecodeOptions = {}): Asyn
   exited.catch(() => undefined);
 
   const chunkBytes = chunkFrames * channels * 4;
-  let pending = Buffer.alloc(0);
+  let pending: Buffer = Buffer.alloc(0);
   try {
     for await (const data of child.stdout as AsyncIterable<Buffer>) {
       pending = pending.length ? Buffer.concat([pending, data]) : data;

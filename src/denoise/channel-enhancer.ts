@@ -21,7 +21,7 @@ export interface WindowingOptions {
   crossfadeFrames: number;
 }
 
-export const DEFAULT_WINDOWING: WindowingOptions = { blockFrames: 1000, contextFrames: 300, crossfadeFrames: 20 };
+export const DEFAULT_WINDOWING: WindowingOptions = { blockFrames: 1000, contextFrames: 200, crossfadeFrames: 20 };
 
 export interface ChannelDsp {
   fft: RealFft;
@@ -143,7 +143,7 @@ export class ChannelEnhancer {
         this.featSpec.fill(0, (frames + j) * nbDf, (frames + j + 1) * nbDf);
       }
     }
-    const { mask, coefs } = await this.net.run(this.featErb, this.featSpec, frames);
+    const { mask, coefs, lsnr } = await this.net.run(this.featErb, this.featSpec, frames);
     const coefStride = nbDf * p.dfOrder * 2;
     const noisy = (k: number) => this.spec.row(k);
     const newTail: Float32Array[] = [];
@@ -159,6 +159,8 @@ export class ChannelEnhancer {
         this.dsp.widths,
         y,
       );
+      if ((globalThis as any).GATE && lsnr[r] < -15) y.fill(0);
+      if ((globalThis as any).DUMP && j % 100 === 50) console.log('t', j, 'lsnr', lsnr[r].toFixed(1), 'm0-5', Array.from(mask.subarray(r * nbErb, r * nbErb + 6)).map((v) => v.toFixed(2)).join(' '), 'c0', Array.from(coefs.subarray(r * coefStride, r * coefStride + 10)).map((v) => v.toFixed(2)).join(' '));
       const prev = this.tail[j - s];
       if (prev) {
         const w = (j - s + 0.5) / this.tail.length;

@@ -20,6 +20,8 @@ export interface NetworkOutput {
   mask: Float32Array;
   /** Deep-filter taps, [S, nbDf, dfOrder, 2] (complex, tap 0 = oldest frame). */
   coefs: Float32Array;
+  /** The encoder's local SNR estimate per frame, dB, [S]. */
+  lsnr: Float32Array;
 }
 
 export class Dfn3Network {
@@ -59,11 +61,12 @@ export class Dfn3Network {
       this.erbDec.run({ emb: e.emb, e3: e.e3, e2: e.e2, e1: e.e1, e0: e.e0 }),
       this.dfDec.run({ emb: e.emb, c0: e.c0 }),
     ]);
-    for (const t of Object.values(e)) t.dispose();
+    const lsnr = e.lsnr.data as Float32Array;
+    for (const t of Object.values(e)) if (t !== e.lsnr) t.dispose();
     const mask = m.m.data as Float32Array;
     const coefs = c.coefs.data as Float32Array;
     for (const t of Object.values(c)) if (t !== c.coefs) t.dispose();
-    return { mask, coefs };
+    return { mask, coefs, lsnr };
   }
 
   async release(): Promise<void> {

@@ -14,10 +14,16 @@ export function randomBase62(length: number): string {
   return out;
 }
 
+let lastMs = 0;
+let sequence = 0;
+
 /**
- * A new identifier: `<prefix>_` + a millisecond timestamp (base36, fixed width, so ids sort by
- * creation time) + 12 random base62 characters.
+ * A new identifier: `<prefix>_` + a millisecond timestamp (base36, fixed width) + a per-process
+ * sequence within that millisecond + 12 random base62 characters, so ids sort by creation order.
  */
 export function newId(prefix: string): string {
-  return `${prefix}_${Date.now().toString(36).padStart(9, '0')}${randomBase62(12)}`;
+  const now = Date.now();
+  sequence = now === lastMs ? sequence + 1 : 0;
+  lastMs = now;
+  return `${prefix}_${now.toString(36).padStart(9, '0')}${sequence.toString(36).padStart(3, '0')}${randomBase62(12)}`;
 }

@@ -8,6 +8,7 @@ import { balanceRoutes } from './balance.ts';
 import { uploadGrantRoutes } from './upload.ts';
 import { registerUploadPut } from './upload-put.ts';
 import { healthRoutes } from './health.ts';
+import { jobRoutes } from './jobs.ts';
 import { openApiRoutes } from './openapi.ts';
 import { registerBlobRoutes } from './blob-routes.ts';
 
@@ -51,6 +52,7 @@ export function buildApp(rt: Runtime, opts: AppOptions = {}): FastifyInstance {
     ...healthRoutes(rt),
     ...balanceRoutes(rt),
     ...uploadGrantRoutes(rt),
+    ...jobRoutes(rt),
     ...(opts.extraRoutes ?? []).flatMap((make) => make(rt)),
   ];
   const all = [...routes, ...openApiRoutes(() => routes, `${rt.config.publicUrl}/v1`, API_VERSION)];

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../domain/errors.ts';
 import { assertBlobKey, isBlobKey } from '../storage/blob-key.ts';
@@ -28,7 +29,8 @@ export function registerBlobRoutes(app: FastifyInstance, deps: BlobRouteDeps): v
     method: ['GET', 'HEAD'],
     url: `${BLOB_ROUTE_PREFIX}*`,
     exposeHeadRoute: false,
-    config: { publicSignedUrl: true },
+    // The signature is the authorisation: no API key, no rate-limit count.
+    config: { auth: 'none' },
     handler: (req, reply) => serveBlob(req, reply, deps, now()),
   });
 }
@@ -48,28 +50,28 @@ async function serveBlob(req: FastifyRequest, reply: FastifyReply, deps: BlobRou
     // Thrown before any content header is set, so the JSON error body is not labelled as audio.
     throw new ApiError('RANGE_NOT_SATISFIABLE', undefined, {}, { 'Content-Range': `bytes */${stat.size}` });
   }
+  const { start, end } = range ?? { start: 0, end: stat.size - 1 };
+  const length = stat.size === 0 ? 0 : end - start + 1;
+  let stream: Readable | undefined;
+  if (req.method === 'GET' && length > 0) {
+    // Opened before any header is set, so a blob deleted since `stat` still gets a clean JSON 404.
+    stream = await deps.store.createReadStream(key, { start, end }).catch((err: unknown) => {
+      throw err instanceof BlobNotFoundError ? new ApiError('FILE_NOT_FOUND') : err;
+    });
+  }
+
   reply.header('Accept-Ranges', 'bytes');
   reply.header('Cache-Control', 'private');
   // The bytes are user uploads or derived from them; never let a browser sniff them into HTML.
   reply.header('X-Content-Type-Options', 'nosniff');
   reply.header('Content-Disposition', attachmentDisposition(check.grant.fileName));
   reply.header('Content-Type', check.grant.contentType);
-  const { start, end } = range ?? { start: 0, end: stat.size - 1 };
-  const length = stat.size === 0 ? 0 : end - start + 1;
   if (range) {
     reply.code(206);
     reply.header('Content-Range', `bytes ${start}-${end}/${stat.size}`);
   }
   reply.header('Content-Length', String(length));
-  if (req.method === 'HEAD' || length === 0) return reply.send();
-
-  try {
-    return reply.send(await deps.store.createReadStream(key, { start, end }));
-  } catch (err) {
-    // Deleted between stat and open.
-    if (err instanceof BlobNotFoundError) throw new ApiError('FILE_NOT_FOUND');
-    throw err;
-  }
+  return reply.send(stream);
 }
 
 function headerValue(v: string | string[] | undefined): string | undefined {

@@ -6,6 +6,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration, type 
 import type { Database, Db } from './schema.ts';
 import * as m001 from './migrations/001-platform.ts';
 import * as m002 from './migrations/002-jobs.ts';
+import * as m003 from './migrations/003-webhooks.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -19,6 +20,7 @@ export interface DatabaseHandle {
 const migrations: Record<string, Migration> = {
   '001-platform': m001,
   '002-jobs': m002,
+  '003-webhooks': m003,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

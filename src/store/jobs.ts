@@ -39,16 +39,17 @@ export async function listJobs(db: DbOrTx, q: ListQuery): Promise<{ rows: JobRow
 }
 
 /**
- * Claims one runnable job for a worker: a PENDING job whose retry time has come, or a PROCESSING
- * job whose lease has run out (its worker died). The conditional UPDATE makes the claim atomic
- * across processes: two workers never run the same attempt.
+ * Runnable jobs of a stage: PENDING ones whose retry time has come, and PROCESSING ones whose lease
+ * has run out (their worker died).
  */
-export async function claimNextJob(db: DbOrTx, owner: string, leaseMs: number, kinds: JobKind[]): Promise<JobRow | null> {
+export async function listRunnableJobIds(db: DbOrTx, kinds: JobKind[], stage: 'download' | 'inference', limit: number): Promise<string[]> {
   const now = new Date().toISOString();
-  const candidates = await db
+  const rows = await db
     .selectFrom('jobs')
     .select('id')
     .where('kind', 'in', kinds)
+    // A job still waiting for its download has no source yet; only then is it download-stage work.
+    .where('source_key', stage === 'download' ? 'is' : 'is not', null)
     .where((eb) =>
       eb.or([
         eb.and([eb('status', '=', 'PENDING'), eb('next_attempt_at', '<=', now)]),
@@ -56,16 +57,15 @@ export async function claimNextJob(db: DbOrTx, owner: string, leaseMs: number, k
       ]),
     )
     .orderBy('created_at')
-    .limit(5)
+    .limit(limit)
     .execute();
-  for (const { id } of candidates) {
-    const claimed = await claimJob(db, id, owner, leaseMs);
-    if (claimed) return claimed;
-  }
-  return null;
+  return rows.map((r) => r.id);
 }
 
-/** Claims a specific job if it is runnable now (used by the BullMQ adapter, whose messages name the job). */
+/**
+ * Claims a job if it is runnable now. The conditional UPDATE makes the claim atomic across
+ * processes: two workers never run the same attempt, and a duplicate queue message is harmless.
+ */
 export async function claimJob(db: DbOrTx, id: string, owner: string, leaseMs: number): Promise<JobRow | null> {
   const now = new Date();
   const nowIso = now.toISOString();
@@ -125,6 +125,19 @@ export async function transitionHeldJob(
     .where('status', '=', 'PROCESSING')
     .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
+}
+
+/**
+ * Embedded mode only (one process owns the database): jobs left PROCESSING by a previous run of
+ * this process are made claimable at once instead of waiting for their lease to run out.
+ */
+export async function releaseOrphanedLeases(db: DbOrTx): Promise<number> {
+  const r = await db
+    .updateTable('jobs')
+    .set({ lease_expires_at: new Date(0).toISOString() })
+    .where('status', '=', 'PROCESSING')
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
 }
 
 /** Jobs to expire: finished, with retention ended. */

@@ -90,7 +90,39 @@ export interface JobsTable {
   expires_at: string | null;
 }
 
+export interface WebhooksTable {
+  id: string;
+  account_id: string;
+  url: string;
+  events_json: string;
+  /** Needed in clear to sign deliveries; never returned after creation. */
+  secret: string;
+  is_active: number;
+  fail_count: number;
+  last_error: string | null;
+  last_called_at: string | null;
+  created_at: string;
+  /** Deleted webhooks are kept (soft delete) so pending deliveries can be skipped, not orphaned. */
+  deleted_at: string | null;
+}
+
+export type DeliveryStatus = 'pending' | 'sending' | 'done' | 'skipped';
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  webhook_id: string;
+  job_id: string;
+  event: string;
+  status: DeliveryStatus;
+  created_at: string;
+  sent_at: string | null;
+  response_status: number | null;
+  error: string | null;
+}
+
 export interface Database {
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
   jobs: JobsTable;
   accounts: AccountsTable;
   api_keys: ApiKeysTable;

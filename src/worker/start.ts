@@ -1,10 +1,70 @@
 import type { Runtime } from '../runtime.ts';
+import { requiredHandlers, type Stage } from '../queue/job-catalog.ts';
+import { listRunnableJobIds, releaseOrphanedLeases } from '../store/jobs.ts';
+import { kindsInStage } from '../queue/job-catalog.ts';
+import { runJobStage, type StageHandler } from './run-job.ts';
+import { separateStage } from './stem-pipeline.ts';
+import { startRetentionSweeper } from './retention.ts';
 
 export interface Workers {
   stop(): Promise<void>;
 }
 
-/** Starts the job workers for this process. Job kinds register here as they land. */
-export async function startWorkers(_rt: Runtime): Promise<Workers> {
-  return { stop: async () => undefined };
+/** The handler of every (kind, stage) in the job catalog. */
+export const STAGE_HANDLERS: Record<string, StageHandler> = {
+  'stem:inference': (rt, ctx) => separateStage(rt, ctx),
+};
+
+export interface WorkerOptions {
+  /** Embedded mode: this process alone owns the database, so leases left by a previous run are released at once. */
+  embedded?: boolean;
+}
+
+/**
+ * Starts the workers of this process: one pool per stage with its own concurrency (inference and
+ * downloads never wait on each other), plus the retention sweeper. Fails at start-up when a job kind
+ * in the catalog has no handler.
+ */
+export async function startWorkers(rt: Runtime, opts: WorkerOptions = {}): Promise<Workers> {
+  const missing = requiredHandlers().filter((h) => !STAGE_HANDLERS[h]);
+  if (missing.length) throw new Error(`no worker handler for ${missing.join(', ')}`);
+  const shutdown = new AbortController();
+  const deps = {
+    rt,
+    queue: rt.queue,
+    handlers: STAGE_HANDLERS,
+    shutdown: shutdown.signal,
+    log: (msg: string, extra?: Record<string, unknown>) => rt.log.info(extra ?? {}, msg),
+  };
+  if (opts.embedded ?? !rt.config.redisUrl) await releaseOrphanedLeases(rt.db);
+
+  const concurrency: Record<Stage, number> = {
+    inference: rt.config.workers.concurrency,
+    download: rt.config.workers.downloadConcurrency,
+  };
+  const stages: Stage[] = (['download', 'inference'] as const).filter((s) => kindsInStage(s).length > 0);
+  for (const stage of stages) {
+    rt.queue.consume(stage, concurrency[stage], (jobId) => runJobStage(deps, jobId, stage));
+  }
+  // Scale-out: a message can be lost if a process dies between its commit and its enqueue; re-offer
+  // runnable jobs now and then (the claim makes duplicates harmless). The database queue polls anyway.
+  const reoffer = rt.config.redisUrl
+    ? setInterval(() => {
+        for (const stage of stages) {
+          listRunnableJobIds(rt.db, kindsInStage(stage), stage, 50)
+            .then((ids) => Promise.all(ids.map((id) => rt.queue.enqueue({ id, kind: 'stem' }, stage))))
+            .catch(() => undefined);
+        }
+      }, 30_000)
+    : undefined;
+  reoffer?.unref();
+  const sweeper = startRetentionSweeper(rt);
+  return {
+    async stop() {
+      clearInterval(reoffer);
+      sweeper.stop();
+      shutdown.abort();
+      await rt.queue.close();
+    },
+  };
 }

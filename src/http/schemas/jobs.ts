@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { AudioMetadata, JobStatus, OffsetPagination, OutputFormat, Outputs, OutputType, Quality, Timestamp } from './common.ts';
+
+/** Custom metadata is echoed in responses and webhooks: bounded to 4 KB of JSON. */
+export const MAX_METADATA_BYTES = 4096;
+
+export const CreateJobRequest = z.object({
+  uploadKey: z.string().min(1).max(200).optional(),
+  sourceUrl: z.string().min(1).max(2048).optional(),
+  fileName: z.string().trim().min(1).max(255).optional(),
+  outputType: OutputType.default('BOTH'),
+  quality: Quality.default('BEST'),
+  outputFormat: OutputFormat.default('MP3'),
+  metadata: z
+    .record(z.string(), z.unknown())
+    .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= MAX_METADATA_BYTES, { message: `must be at most ${MAX_METADATA_BYTES} bytes of JSON` })
+    .optional(),
+  denoiseVocals: z.boolean().default(false),
+});
+
+export const JobInput = z.object({ fileName: z.string(), durationSeconds: z.number().int(), fileSizeBytes: z.number().int() });
+export const JobOptions = z.object({ outputType: OutputType, quality: Quality, outputFormat: OutputFormat });
+
+export const JobCreated = z
+  .object({
+    id: z.string(),
+    status: JobStatus,
+    progress: z.number().int().min(0).max(100),
+    createdAt: Timestamp,
+    estimatedSeconds: z.number().int(),
+    creditsRequired: z.number().int(),
+    input: JobInput,
+    options: JobOptions,
+    outputs: Outputs,
+    metadata: z.record(z.string(), z.unknown()).nullable(),
+  })
+  .meta({ id: 'JobCreated' });
+
+export const JobDetail = z
+  .object({
+    id: z.string(),
+    status: JobStatus,
+    progress: z.number().int().min(0).max(100),
+    createdAt: Timestamp,
+    startedAt: Timestamp.nullable(),
+    completedAt: Timestamp.nullable(),
+    input: JobInput,
+    options: JobOptions,
+    audioMetadata: AudioMetadata,
+    outputs: Outputs,
+    creditsCharged: z.number().int(),
+    errorMessage: z.string().nullable(),
+    expiresAt: Timestamp.nullable(),
+    metadata: z.record(z.string(), z.unknown()).nullable(),
+  })
+  .meta({ id: 'JobDetail' });
+
+export const JobListItem = z
+  .object({
+    id: z.string(),
+    status: JobStatus,
+    progress: z.number().int(),
+    createdAt: Timestamp,
+    completedAt: Timestamp.nullable(),
+    input: JobInput.pick({ fileName: true, durationSeconds: true }),
+    options: JobOptions,
+    creditsCharged: z.number().int(),
+    errorMessage: z.string().nullable(),
+  })
+  .strict()
+  .meta({ id: 'JobListItem' });
+
+export const JobList = z.object({ jobs: z.array(JobListItem), pagination: OffsetPagination }).meta({ id: 'JobList' });

@@ -1,0 +1,91 @@
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Runtime } from '../runtime.ts';
+import { ApiError } from '../domain/errors.ts';
+import { creditsForDuration } from '../domain/credits.ts';
+import { sanitizeFileName } from '../domain/formats.ts';
+import { newId } from '../domain/ids.ts';
+import { findUpload } from '../store/uploads.ts';
+import { probeAudio, UnsupportedAudioError } from '../audio/probe.ts';
+import { fetchToFile } from '../sources/safe-fetch.ts';
+
+/** An input file in storage, measured by probing. */
+export interface AcquiredInput {
+  sourceKey: string;
+  fileName: string;
+  fileSizeBytes: number;
+  durationSeconds: number;
+}
+
+/** Resolves an upload key of the caller to its stored, probed file. */
+export async function inputFromUpload(rt: Runtime, accountId: string, uploadKey: string): Promise<AcquiredInput> {
+  const upload = await findUpload(rt.db, uploadKey);
+  if (!upload || upload.account_id !== accountId) {
+    throw new ApiError('UPLOAD_NOT_FOUND', `No upload '${uploadKey}' belongs to this account.`);
+  }
+  if (upload.status !== 'uploaded' || upload.size_bytes === null || upload.duration_seconds === null) {
+    throw new ApiError('UPLOAD_NOT_FOUND', `Upload '${uploadKey}' has no file yet: PUT the file to its uploadUrl first.`);
+  }
+  return { sourceKey: upload.storage_key, fileName: upload.file_name, fileSizeBytes: upload.size_bytes, durationSeconds: upload.duration_seconds };
+}
+
+/**
+ * Fetches a remote audio file with the safe fetcher (public http(s) only, size cap, timeouts,
+ * redirect limit), probes it and stores it, so the create response reports real duration and credits.
+ */
+export async function inputFromUrl(rt: Runtime, accountId: string, sourceUrl: string): Promise<AcquiredInput> {
+  const dir = join(rt.config.dataDir, 'tmp');
+  await mkdir(dir, { recursive: true });
+  const tmp = join(dir, `${newId('src')}.part`);
+  try {
+    const fetched = await fetchToFile(sourceUrl, tmp, {
+      allowPrivate: rt.config.allowPrivateUrls,
+      timeoutMs: rt.config.sourceFetch.timeoutMs,
+      maxRedirects: rt.config.sourceFetch.maxRedirects,
+      maxBytes: rt.config.limits.maxFileSizeBytes,
+    });
+    const probe = await probeOrReject(rt, tmp);
+    const key = `sources/${accountId}/${newId('src')}/source`;
+    await rt.store.putFile(key, tmp, { contentType: fetched.contentType ?? 'application/octet-stream' });
+    return {
+      sourceKey: key,
+      fileName: sanitizeFileName(fetched.suggestedFileName ?? 'audio'),
+      fileSizeBytes: fetched.bytes,
+      durationSeconds: probe.durationSeconds,
+    };
+  } finally {
+    await rm(tmp, { force: true });
+  }
+}
+
+export async function probeOrReject(rt: Runtime, path: string) {
+  try {
+    return await probeAudio(path, rt.config.ffmpeg);
+  } catch (err) {
+    if (err instanceof UnsupportedAudioError) throw new ApiError('UNSUPPORTED_FORMAT', `The file is not supported audio: ${err.message}.`);
+    throw err;
+  }
+}
+
+/** Applies the size and duration limits; returns the credits the input costs. */
+export function checkLimits(rt: Runtime, input: { fileSizeBytes: number; durationSeconds: number }, maxDurationSeconds = rt.config.limits.maxDurationSeconds): number {
+  const { maxFileSizeBytes, minDurationSeconds } = rt.config.limits;
+  if (input.fileSizeBytes > maxFileSizeBytes) {
+    throw new ApiError('FILE_TOO_LARGE', `The file is ${input.fileSizeBytes} bytes; the maximum is ${maxFileSizeBytes} bytes.`);
+  }
+  if (input.durationSeconds > maxDurationSeconds) {
+    throw new ApiError('AUDIO_TOO_LONG', `The audio lasts ${Math.ceil(input.durationSeconds)} s; the maximum is ${maxDurationSeconds} s.`);
+  }
+  if (input.durationSeconds < minDurationSeconds) {
+    throw new ApiError('AUDIO_TOO_SHORT', `The audio lasts ${input.durationSeconds.toFixed(1)} s; the minimum is ${minDurationSeconds} s.`);
+  }
+  return creditsForDuration(input.durationSeconds);
+}
+
+/** The 402 answer, with what the job needs and where to buy more. */
+export function insufficientCredits(rt: Runtime, required: number, balance: number): ApiError {
+  return new ApiError('INSUFFICIENT_CREDITS', `This job needs ${required} credits (seconds); the balance is ${balance}.`, {
+    requiredSeconds: required,
+    purchaseUrl: rt.config.purchaseUrl,
+  });
+}

@@ -1,0 +1,81 @@
+import type { z } from 'zod';
+import type { Runtime } from '../runtime.ts';
+import { ApiError } from '../domain/errors.ts';
+import { newId } from '../domain/ids.ts';
+import { getBalanceSeconds, holdCredits } from '../store/credits.ts';
+import { insertJob } from '../store/jobs.ts';
+import type { CreateJobRequest } from '../http/schemas/jobs.ts';
+import { checkLimits, inputFromUpload, inputFromUrl, insufficientCredits } from './acquire-input.ts';
+import { estimateSeconds } from './estimate.ts';
+
+export const SIX_STEM_MODEL = 'htdemucs_6s';
+
+/**
+ * POST /jobs: validates the request, resolves and measures the input, then holds the credits and
+ * creates the job in one transaction (so a job never exists without its hold, and two racing
+ * creations can never overdraw the balance). Returns the JobCreated body.
+ */
+export async function createStemJob(rt: Runtime, accountId: string, body: z.infer<typeof CreateJobRequest>) {
+  if (!body.uploadKey && !body.sourceUrl) throw new ApiError('MISSING_INPUT', 'Send exactly one of uploadKey or sourceUrl; neither was given.');
+  if (body.uploadKey && body.sourceUrl) throw new ApiError('CONFLICTING_INPUT');
+  if (body.outputType === 'SIX_STEMS') {
+    if (body.quality !== 'BEST') {
+      throw new ApiError('VALIDATION_ERROR', "Invalid field 'quality' in body: SIX_STEMS requires quality BEST.", { field: 'quality' });
+    }
+    if (!rt.engines().hasModel(SIX_STEM_MODEL)) {
+      throw new ApiError(
+        'MODEL_NOT_INSTALLED',
+        `SIX_STEMS needs the '${SIX_STEM_MODEL}' model, which is not installed on this server. An operator can add it with: npx stemforge models pull ${SIX_STEM_MODEL} --url <URL>.`,
+        { model: SIX_STEM_MODEL },
+      );
+    }
+  }
+  const input = body.uploadKey ? await inputFromUpload(rt, accountId, body.uploadKey) : await inputFromUrl(rt, accountId, body.sourceUrl!);
+  const credits = checkLimits(rt, input);
+  const fileName = body.fileName ?? input.fileName;
+  const now = new Date().toISOString();
+  const id = newId('job');
+  const jobInput = { fileName, durationSeconds: credits, fileSizeBytes: input.fileSizeBytes };
+  const options = { outputType: body.outputType, quality: body.quality, outputFormat: body.outputFormat, denoiseVocals: body.denoiseVocals };
+  await rt.db.transaction().execute(async (tx) => {
+    if (!(await holdCredits(tx, accountId, credits, id))) throw insufficientCredits(rt, credits, await getBalanceSeconds(tx, accountId));
+    await insertJob(tx, {
+      id,
+      account_id: accountId,
+      kind: 'stem',
+      status: 'PENDING',
+      progress: 0,
+      input_json: JSON.stringify(jobInput),
+      options_json: JSON.stringify(options),
+      metadata_json: body.metadata ? JSON.stringify(body.metadata) : null,
+      source_key: input.sourceKey,
+      duration_seconds: input.durationSeconds,
+      credits_required: credits,
+      credits_charged: 0,
+      error_message: null,
+      outputs_json: null,
+      audio_metadata_json: null,
+      attempts: 0,
+      next_attempt_at: now,
+      lease_owner: null,
+      lease_expires_at: null,
+      created_at: now,
+      started_at: null,
+      completed_at: null,
+      expires_at: null,
+    });
+  });
+  await rt.queue.enqueue({ id, kind: 'stem' }, 'inference');
+  return {
+    id,
+    status: 'PENDING' as const,
+    progress: 0,
+    createdAt: now,
+    estimatedSeconds: await estimateSeconds(rt.db, ['stem'], input.durationSeconds, body.quality, rt.config.workers.concurrency),
+    creditsRequired: credits,
+    input: jobInput,
+    options: { outputType: options.outputType, quality: options.quality, outputFormat: options.outputFormat },
+    outputs: null,
+    metadata: body.metadata ?? null,
+  };
+}

@@ -1,0 +1,35 @@
+import type { BlobStore } from '../storage/blob-store.ts';
+
+/** A stored output: where it lives and how it downloads. */
+export interface StoredOutput {
+  key: string;
+  fileName: string;
+  contentType: string;
+}
+
+export type StoredOutputs = Record<string, StoredOutput>;
+
+/** Download links are valid one hour (contract); every read of a job signs fresh ones. */
+export const DOWNLOAD_URL_TTL_SECONDS = 3600;
+
+export async function signOutputs(store: BlobStore, outputsJson: string | null): Promise<Record<string, { url: string; expiresAt: string }> | null> {
+  if (!outputsJson) return null;
+  const stored = JSON.parse(outputsJson) as StoredOutputs;
+  const entries = await Promise.all(
+    Object.entries(stored).map(async ([stem, o]) => {
+      const { url, expiresAt } = await store.signedDownloadUrl(o.key, {
+        fileName: o.fileName,
+        contentType: o.contentType,
+        expiresInSeconds: DOWNLOAD_URL_TTL_SECONDS,
+      });
+      return [stem, { url, expiresAt: expiresAt.toISOString() }] as const;
+    }),
+  );
+  return Object.fromEntries(entries);
+}
+
+/** `<song>-<stem>.<ext>`: the song's name without its extension, made safe for a header. */
+export function outputFileName(inputFileName: string, stem: string, ext: string): string {
+  const base = inputFileName.replace(/\.[A-Za-z0-9]{1,8}$/, '').replace(/[^\w .()-]+/g, '_').trim() || 'audio';
+  return `${base}-${stem}.${ext}`;
+}

@@ -1,0 +1,52 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { readFile, stat, writeFile, rename, mkdir } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+
+/** A file's content does not match its pinned checksum. */
+export class ChecksumError extends Error {}
+
+export async function sha256File(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+type Cache = Record<string, { size: number; mtimeMs: number; sha256: string }>;
+
+/** Name of the cache of verified checksums inside a models directory. */
+export const VERIFIED_CACHE_FILE = '.verified.json';
+
+/**
+ * Checks a file against its sha256, hashing it only when its size or modification time changed
+ * since the last successful check: hashing the 174 MB HTDemucs file costs about half a second,
+ * which every worker start would otherwise pay. The cache lives in `cacheDir` (the models
+ * directory); when it cannot be written the check still happens, just uncached.
+ */
+export async function verifyFileCached(path: string, expected: string, cacheDir: string | undefined): Promise<void> {
+  const abs = resolve(path);
+  const st = await stat(abs);
+  const cachePath = cacheDir ? join(cacheDir, VERIFIED_CACHE_FILE) : undefined;
+  let cache: Cache = {};
+  if (cachePath) {
+    try {
+      cache = JSON.parse(await readFile(cachePath, 'utf8')) as Cache;
+    } catch {
+      cache = {};
+    }
+    const hit = cache[abs];
+    if (hit && hit.size === st.size && hit.mtimeMs === st.mtimeMs && hit.sha256 === expected) return;
+  }
+  const actual = await sha256File(abs);
+  if (actual !== expected) throw new ChecksumError(`${abs}: sha256 ${actual}, expected ${expected}`);
+  if (!cachePath) return;
+  cache[abs] = { size: st.size, mtimeMs: st.mtimeMs, sha256: actual };
+  try {
+    await mkdir(dirname(cachePath), { recursive: true });
+    const tmp = `${cachePath}.${process.pid}.tmp`;
+    await writeFile(tmp, JSON.stringify(cache, null, 1));
+    await rename(tmp, cachePath);
+  } catch {
+    // A read-only models directory only costs the re-hash next time.
+  }
+}

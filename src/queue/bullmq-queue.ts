@@ -1,0 +1,60 @@
+import { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { JobKind } from '../store/schema.ts';
+import type { Stage } from './job-catalog.ts';
+import type { JobQueue } from './job-queue.ts';
+
+/**
+ * Scale-out queue adapter: BullMQ on Redis, one queue per stage, so API processes enqueue and
+ * worker processes (GPU workers where present) consume. Messages carry only the job id: the worker
+ * claims the database row before running, so a duplicate or re-delivered message (BullMQ's stalled
+ * job recovery after a worker dies) never runs a job twice at once, and the database stays the one
+ * source of truth.
+ */
+export class BullQueue implements JobQueue {
+  private readonly connection: Redis;
+  private readonly queues = new Map<Stage, Queue>();
+  private readonly workers: Worker[] = [];
+
+  constructor(
+    redisUrl: string,
+    private readonly prefix = 'stemforge',
+  ) {
+    this.connection = new Redis(redisUrl, { maxRetriesPerRequest: null, lazyConnect: false });
+  }
+
+  private queue(stage: Stage): Queue {
+    let q = this.queues.get(stage);
+    if (!q) {
+      q = new Queue(`jobs-${stage}`, { connection: this.connection, prefix: this.prefix });
+      this.queues.set(stage, q);
+    }
+    return q;
+  }
+
+  async enqueue(job: { id: string; kind: JobKind }, stage: Stage, delayMs = 0): Promise<void> {
+    await this.queue(stage).add(
+      job.kind,
+      { jobId: job.id },
+      { delay: delayMs, removeOnComplete: true, removeOnFail: 1000, attempts: 1 },
+    );
+  }
+
+  consume(stage: Stage, concurrency: number, run: (jobId: string) => Promise<void>): void {
+    const worker = new Worker(
+      `jobs-${stage}`,
+      async (message) => {
+        await run((message.data as { jobId: string }).jobId);
+      },
+      { connection: this.connection.duplicate(), prefix: this.prefix, concurrency, lockDuration: 60_000 },
+    );
+    worker.on('error', () => undefined);
+    this.workers.push(worker);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.close()));
+    await Promise.all([...this.queues.values()].map((q) => q.close()));
+    this.connection.disconnect();
+  }
+}

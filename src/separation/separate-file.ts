@@ -1,0 +1,96 @@
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { AudioEncoder, type AudioFormat } from '../audio/encode.ts';
+import type { FfmpegTools } from '../audio/tools.ts';
+import { QUALITY_SETTINGS, type InferenceSettings, type QualityTier } from './quality.ts';
+import { separateStream, type SegmentSeparator, type StreamResult } from './separate-stream.ts';
+import { DEFAULT_INSTRUMENTAL_MODE, STEM_NAMES, type InstrumentalMode, type StemName } from './stems.ts';
+
+/** One separation job, as the job workers and the CLI describe it. */
+export interface SeparateRequest {
+  inputPath: string;
+  outDir: string;
+  stems: StemName[];
+  format: AudioFormat;
+  quality: QualityTier;
+  /** When set, files are named `<fileBaseName>_<stem>.<ext>` instead of `<stem>.<ext>`. */
+  fileBaseName?: string;
+  /** Overrides the tier's overlap/shifts (benchmarks and experiments). */
+  settings?: InferenceSettings;
+  /** Default `residual` (measured best). */
+  instrumental?: InstrumentalMode;
+  /** Whole-track normalisation (default on, as Demucs). */
+  normalize?: boolean;
+}
+
+export interface SeparateResult {
+  /** Output path by stem name. */
+  files: Record<string, string>;
+  durationSeconds: number;
+  /** Where the time went, for benchmarks. */
+  timings: { totalMs: number; modelMs: number; dspMs: number; decodeMs: number; segments: number };
+}
+
+export function stemFileName(stem: StemName, format: AudioFormat, base?: string): string {
+  return `${base ? `${base}_` : ''}${stem}.${format}`;
+}
+
+export function validateRequest(r: SeparateRequest): void {
+  if (r.stems.length === 0) throw new Error('no stems requested');
+  for (const s of r.stems) if (!STEM_NAMES.includes(s)) throw new Error(`unknown stem '${s}'`);
+  if (new Set(r.stems).size !== r.stems.length) throw new Error('a stem is requested twice');
+  if (!(r.quality in QUALITY_SETTINGS)) throw new Error(`unknown quality '${r.quality}'`);
+  if (r.fileBaseName !== undefined && /[/\\\0]/.test(r.fileBaseName)) throw new Error('fileBaseName must be a plain file name');
+}
+
+/**
+ * Runs a separation job with an already loaded model: streams the input through the model into one
+ * encoder per stem. On failure or cancellation the partial outputs are removed.
+ */
+export async function separateFileWith(
+  model: SegmentSeparator & { timings?: { modelMs: number; dspMs: number } },
+  r: SeparateRequest,
+  env: { sampleRate: number; tools: FfmpegTools; onProgress?: (f: number) => void; signal?: AbortSignal },
+): Promise<SeparateResult> {
+  validateRequest(r);
+  const started = performance.now();
+  const before = { ...(model.timings ?? { modelMs: 0, dspMs: 0 }) };
+  await mkdir(r.outDir, { recursive: true });
+  const files: Record<string, string> = {};
+  const encoders = new Map<StemName, AudioEncoder>();
+  for (const stem of r.stems) {
+    const path = join(r.outDir, stemFileName(stem, r.format, r.fileBaseName));
+    files[stem] = path;
+    encoders.set(stem, new AudioEncoder(path, r.format, { sampleRate: env.sampleRate, channels: 2, tools: env.tools }));
+  }
+  let result: StreamResult;
+  try {
+    result = await separateStream(model, Object.fromEntries(encoders), {
+      inputPath: r.inputPath,
+      sampleRate: env.sampleRate,
+      tools: env.tools,
+      settings: r.settings ?? QUALITY_SETTINGS[r.quality],
+      instrumental: r.instrumental ?? DEFAULT_INSTRUMENTAL_MODE,
+      normalize: r.normalize,
+      onProgress: env.onProgress,
+      signal: env.signal,
+    });
+    await Promise.all([...encoders.values()].map((e) => e.end()));
+  } catch (err) {
+    for (const e of encoders.values()) e.abort();
+    await Promise.all(Object.values(files).map((f) => rm(f, { force: true })));
+    throw err;
+  }
+  const after = model.timings ?? { modelMs: 0, dspMs: 0 };
+  return {
+    files,
+    durationSeconds: result.frames / env.sampleRate,
+    timings: {
+      totalMs: performance.now() - started,
+      modelMs: after.modelMs - before.modelMs,
+      dspMs: after.dspMs - before.dspMs,
+      decodeMs: result.decodeMs,
+      segments: result.segments,
+    },
+  };
+}

@@ -1,0 +1,24 @@
+import type { Runtime } from '../runtime.ts';
+
+/**
+ * BPM and key for a finished separation. Uses the separated drums and bass for tempo and the
+ * harmonic stems for key when they exist. Analysis never fails a job: on error the metadata stays
+ * null and the reason is logged.
+ */
+export async function analyzeStems(
+  rt: Runtime,
+  mixPath: string,
+  files: Record<string, string | undefined>,
+  jobId: string,
+): Promise<{ bpm: number | null; key: string | null } | null> {
+  // Key from the harmonic stems (everything but drums), else the instrumental, else the mix.
+  const harmonic = files.drums
+    ? [files.other, files.bass, files.piano, files.guitar].filter((p): p is string => Boolean(p))
+    : [files.instrumental ?? mixPath];
+  try {
+    return await rt.engines().analyze({ mixPath, drumsPath: files.drums, bassPath: files.bass, harmonicPaths: harmonic });
+  } catch (err) {
+    rt.log.warn({ jobId, err: (err as Error).message }, 'audio analysis failed; audioMetadata stays null');
+    return null;
+  }
+}

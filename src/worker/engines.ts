@@ -1,0 +1,44 @@
+import type { Config } from '../config.ts';
+
+export type EngineFormat = 'mp3' | 'wav' | 'flac';
+export type EngineStem = 'vocals' | 'instrumental' | 'drums' | 'bass' | 'other' | 'piano' | 'guitar';
+
+export interface SeparateRequest {
+  inputPath: string;
+  outDir: string;
+  stems: EngineStem[];
+  format: EngineFormat;
+  quality: 'FAST' | 'BALANCED' | 'BEST';
+  onProgress?: (fraction: number) => void;
+  signal?: AbortSignal;
+}
+
+export interface DenoiseRequest {
+  inputPath: string;
+  outputPath: string;
+  format: EngineFormat;
+  onProgress?: (fraction: number) => void;
+  signal?: AbortSignal;
+}
+
+export interface AnalyzeRequest {
+  mixPath: string;
+  drumsPath?: string;
+  bassPath?: string;
+  harmonicPaths?: string[];
+}
+
+/**
+ * The audio engines a worker process uses, created on first use and kept warm (ONNX sessions load
+ * once per process). Each runs its heavy work off the event loop.
+ */
+export interface Engines {
+  separate(req: SeparateRequest): Promise<{ files: Partial<Record<EngineStem, string>> }>;
+  denoise(req: DenoiseRequest): Promise<void>;
+  analyze(req: AnalyzeRequest): Promise<{ bpm: number | null; key: string | null }>;
+  /** Names of the installed models that gate features (e.g. six stems). */
+  hasModel(name: string): boolean;
+  close(): Promise<void>;
+}
+
+export type EnginesFactory = (config: Config) => Engines;
