@@ -286,3 +286,11 @@ describe('file names', () => {
     expect(fileNameFromUrl(new URL('https://e.com/bad%E0%A4%A'))).toBe('bad%E0%A4%A');
   });
 });
+
+describe('fetchToFile disk errors', () => {
+  it('rethrows a failure to write the destination as-is (a server fault, not a bad URL)', async () => {
+    const err = await fetchToFile(`${base}/file.mp3`, join(dir, 'no-such-dir', 'x.bin'), opts()).catch((e: unknown) => e);
+    expect(err).not.toBeInstanceOf(SourceFetchError);
+    expect(err).toMatchObject({ code: 'ENOENT', syscall: 'open' });
+  });
+});

@@ -305,6 +305,7 @@ describe.each(adapters)('blob store conformance: $name', ({ setup }) => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('audio/mpeg');
     expect(res.headers.get('content-length')).toBe('18');
+    expect(res.headers.get('cache-control')).toBe('private');
     expect(res.headers.get('content-disposition')).toContain(`filename*=UTF-8''My%20Song%20%E2%80%93%20vocals.mp3`);
     expect(await res.text()).toBe('ID3 fake mp3 bytes');
   });

@@ -1,6 +1,6 @@
 import { decodeAudio } from '../audio/decode.ts';
 import type { FfmpegTools } from '../audio/tools.ts';
-import { ChromaAccumulator, estimateTuning, FINE_BINS, foldChroma } from './chroma.ts';
+import { CHROMA_HOP, ChromaAccumulator, estimateTuning, FINE_BINS, foldChroma } from './chroma.ts';
 import { estimateKey } from './key.ts';
 import { camelot } from './key-names.ts';
 import { mixEnvelopes, OnsetEnvelope } from './onset-envelope.ts';
@@ -10,8 +10,8 @@ import { estimateTempo } from './tempo.ts';
 export const ANALYSIS_SAMPLE_RATE = 22_050;
 /** Longer inputs are analysed on their first ten minutes: tempo and key are global properties. */
 export const DEFAULT_MAX_SECONDS = 600;
-/** Fewer non-silent chroma frames than this (~3.7 s) leave the key unknown. */
-const MIN_CHROMA_FRAMES = 20;
+/** Less than this much non-silent audio leaves the key unknown. */
+const MIN_KEY_SECONDS = 3;
 
 export interface AnalyzeInput {
   /** The mixture; used for whatever no stem covers. */
@@ -42,6 +42,8 @@ export interface DetailedAnalysis extends AudioAnalysis {
   keyMargin: number | null;
   /** Deviation of the tuning from A = 440 Hz, in cents. */
   tuningCents: number | null;
+  /** The tuned 12-bin chroma (C first, sums to 1) the key was read from. */
+  chroma: number[] | null;
   tempoSource: 'mix' | 'stems';
   keySource: 'mix' | 'stems';
   seconds: number;
@@ -133,9 +135,13 @@ export async function analyzeAudioDetailed(input: AnalyzeInput): Promise<Detaile
   const tempo = estimateTempo({ envelope: mixEnvelopes(envelopes), body: mixEnvelopes(bodies) }, frameRate);
   let key = null;
   let tuning: number | null = null;
-  if (chromaFrames >= MIN_CHROMA_FRAMES) {
+  let chroma: number[] | null = null;
+  if (chromaFrames * CHROMA_HOP >= MIN_KEY_SECONDS * ANALYSIS_SAMPLE_RATE) {
     tuning = estimateTuning(fine);
-    key = estimateKey(foldChroma(fine, tuning));
+    const folded = foldChroma(fine, tuning);
+    const sum = folded.reduce((a, b) => a + b, 0) || 1;
+    chroma = Array.from(folded, (v) => round(v / sum, 4));
+    key = estimateKey(folded);
   }
   return {
     bpm: tempo?.bpm ?? null,
@@ -145,6 +151,7 @@ export async function analyzeAudioDetailed(input: AnalyzeInput): Promise<Detaile
     keyScore: key ? round(key.score, 3) : null,
     keyMargin: key ? round(key.margin, 3) : null,
     tuningCents: tuning === null ? null : Math.round(tuning * 100),
+    chroma,
     tempoSource,
     keySource,
     seconds: round(seconds, 2),

@@ -24,7 +24,7 @@ const DEFAULTS: Required<TempoOptions> = { minBpm: 55, maxBpm: 215, priorBpm: 12
  * The gap between the two is hysteresis: in between, the prior's choice stands.
  */
 const OFFBEAT_AS_BEAT = { acf: 0.6, phase: 0.55 };
-const OFFBEAT_AS_SUBDIVISION = 0.4;
+const OFFBEAT_AS_SUBDIVISION = { acf: 0.5, phase: 0.35 };
 
 export interface OnsetEnvelopes {
   /** Full-band onset strength. */
@@ -38,12 +38,14 @@ export interface OnsetEnvelopes {
  *
  * 1. The envelope is high-passed (local mean removed) and half-wave rectified (Ellis 2007, "Beat
  *    tracking by dynamic programming").
- * 2. Its autocorrelation is read at the beat period and its multiples, so a level is salient only
- *    when the pulse keeps repeating (a comb over the ACF, in the spirit of Scheirer 1998's comb
- *    filterbank and Klapuri et al. 2006's periodicity summation).
+ * 2. Periodicity salience from a harmonic-summed Fourier tempogram: a bank of resonators at each
+ *    candidate tempo and its harmonics (Scheirer 1998's comb-filter idea, computed as in Grosche &
+ *    Müller 2011), averaged over 12 s windows so a drifting live tempo still adds up.
  * 3. Salience is weighted by a log-normal prior over tempo (Ellis 2007: centred near 120 BPM,
- *    about an octave wide), then metrical levels T/2, 2T/3, 3T/2, 2T of the winner are compared
- *    explicitly, since octave errors are the typical failure of tempo estimators.
+ *    about an octave wide). Then octave errors, the typical failure of tempo estimators, are
+ *    handled explicitly: the winner moves to 2T or T/2 by where kicks and snares fall
+ *    (chooseMetricalLevel), and its score is compared to the levels T/2, 2T/3, 3T/2 and 2T
+ *    (the reported confidence).
  * 4. The winner is refined to 0.1 BPM by a fine search of the envelope's Fourier energy at the beat
  *    frequency and its harmonics (a Fourier tempogram, Grosche & Müller 2011), which resolves
  *    tempo far below the frame rate's lag resolution.
@@ -53,7 +55,6 @@ export function estimateTempo(onsets: OnsetEnvelopes, frameRate: number, options
   const novelty = preprocess(onsets.envelope, frameRate);
   if (!novelty) return null;
   const maxLag = Math.ceil((4 * 60 * frameRate) / opts.minBpm) + 2;
-  const acf = autocorrelation(novelty, maxLag);
   const bodyNovelty = onsets.body ? preprocess(onsets.body, frameRate) : null;
   const bodyAcf = bodyNovelty ? autocorrelation(removeMean(bodyNovelty), maxLag) : null;
 
@@ -101,7 +102,7 @@ function chooseMetricalLevel(bodyAcf: Float32Array, body: Float32Array, frameRat
   // Both views must agree: the lag view survives tempo drift, the phase view tells which off-beats
   // are filled (a dembow's syncopated snares fill lags but not the off-beat positions).
   const offbeatsAreBeats = (b: number) => acfRatio(b) >= OFFBEAT_AS_BEAT.acf && phase(b) >= OFFBEAT_AS_BEAT.phase;
-  const offbeatsAreSubdivisions = (b: number) => acfRatio(b) < OFFBEAT_AS_SUBDIVISION && phase(b) < OFFBEAT_AS_SUBDIVISION;
+  const offbeatsAreSubdivisions = (b: number) => acfRatio(b) < OFFBEAT_AS_SUBDIVISION.acf && phase(b) < OFFBEAT_AS_SUBDIVISION.phase;
   let b = bpm;
   while (2 * b <= opts.maxBpm && offbeatsAreBeats(b)) b *= 2;
   while (b / 2 >= opts.minBpm && offbeatsAreSubdivisions(b / 2)) b /= 2;
@@ -174,19 +175,6 @@ function preprocess(envelope: Float32Array, frameRate: number): Float32Array | n
   const norm = Math.sqrt(sumSq / n);
   for (let i = 0; i < n; i++) out[i] /= norm;
   return out;
-}
-
-/** Mean ACF peak over the first four multiples of the period; small tolerance for tempo drift. */
-function combSalience(acf: Float32Array, period: number): number {
-  let sum = 0;
-  for (let k = 1; k <= 4; k++) {
-    const centre = k * period;
-    const tol = Math.max(1, 0.01 * centre);
-    let peak = 0;
-    for (let x = centre - tol; x <= centre + tol; x += 0.25) peak = Math.max(peak, sampleAt(acf, x));
-    sum += peak;
-  }
-  return Math.max(0, sum / 4);
 }
 
 function localMax(score: (bpm: number) => number, bpm: number): number {

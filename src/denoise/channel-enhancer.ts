@@ -28,6 +28,8 @@ export interface ChannelDsp {
   window: Float32Array;
   widths: Int32Array;
   alpha: number;
+  /** Gains of the lowest bins for the infrasound high-pass (see denoiser.ts); empty = off. */
+  lowCut: Float32Array;
 }
 
 /** Enhances one channel of 48 kHz audio, streaming: output samples line up with input samples. */
@@ -143,7 +145,7 @@ export class ChannelEnhancer {
         this.featSpec.fill(0, (frames + j) * nbDf, (frames + j + 1) * nbDf);
       }
     }
-    const { mask, coefs, lsnr } = await this.net.run(this.featErb, this.featSpec, frames);
+    const { mask, coefs } = await this.net.run(this.featErb, this.featSpec, frames);
     const coefStride = nbDf * p.dfOrder * 2;
     const noisy = (k: number) => this.spec.row(k);
     const newTail: Float32Array[] = [];
@@ -159,8 +161,11 @@ export class ChannelEnhancer {
         this.dsp.widths,
         y,
       );
-      if ((globalThis as any).GATE && lsnr[r] < -15) y.fill(0);
-      if ((globalThis as any).DUMP && j % 100 === 50) console.log('t', j, 'lsnr', lsnr[r].toFixed(1), 'm0-5', Array.from(mask.subarray(r * nbErb, r * nbErb + 6)).map((v) => v.toFixed(2)).join(' '), 'c0', Array.from(coefs.subarray(r * coefStride, r * coefStride + 10)).map((v) => v.toFixed(2)).join(' '));
+      const lowCut = this.dsp.lowCut;
+      for (let k = 0; k < lowCut.length; k++) {
+        y[2 * k] *= lowCut[k];
+        y[2 * k + 1] *= lowCut[k];
+      }
       const prev = this.tail[j - s];
       if (prev) {
         const w = (j - s + 0.5) / this.tail.length;

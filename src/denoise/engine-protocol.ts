@@ -7,6 +7,7 @@ export interface EngineThreadData {
   modelDir: string;
   executionProvider: 'cpu' | 'cuda';
   threads: number;
+  highPassHz: number | undefined;
   tools: FfmpegTools;
 }
 

@@ -15,7 +15,11 @@ const send = (msg: FromThread) => port.postMessage(msg);
 const running = new Map<number, AbortController>();
 let queue: Promise<void> = Promise.resolve();
 
-const loaded = Denoiser.load(data.modelDir, { executionProvider: data.executionProvider, threads: data.threads });
+const loaded = Denoiser.load(data.modelDir, {
+  executionProvider: data.executionProvider,
+  threads: data.threads,
+  highPassHz: data.highPassHz,
+});
 loaded.then(
   () => send({ type: 'ready' }),
   (err) => send({ type: 'load-failed', error: serializeError(err) }),

@@ -11,6 +11,8 @@ export interface DenoiseEngineOptions {
   executionProvider?: 'cpu' | 'cuda';
   /** ORT intra-op threads; 0 = 1 (fastest on small machines, see docs/denoise.md). */
   threads?: number;
+  /** Infrasound high-pass cut-off on the output (Hz, default 35; 0 = off). See docs/denoise.md. */
+  highPassHz?: number;
   tools?: FfmpegTools;
 }
 
@@ -55,6 +57,7 @@ export class DenoiseEngine {
         modelDir: opts.modelDir,
         executionProvider: opts.executionProvider ?? 'cpu',
         threads: opts.threads ?? 0,
+        highPassHz: opts.highPassHz,
         tools: opts.tools ?? defaultTools,
       },
     });

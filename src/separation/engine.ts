@@ -45,6 +45,8 @@ export interface SeparateFileOptions {
   settings?: SeparateRequest['settings'];
   instrumental?: SeparateRequest['instrumental'];
   normalize?: boolean;
+  /** Default true: stems peaking above -0.3 dBFS are limited, not hard-clipped (AudioEncoder). */
+  limiter?: boolean;
 }
 
 /** The job was cancelled through its AbortSignal. */
@@ -123,6 +125,7 @@ export class SeparationEngine {
       settings: o.settings,
       instrumental: o.instrumental,
       normalize: o.normalize,
+      limiter: o.limiter,
     };
     return new Promise<SeparateResult>((resolve, reject) => {
       const onAbort = () => worker.postMessage({ type: 'cancel', id } satisfies ToThread);

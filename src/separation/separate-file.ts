@@ -21,6 +21,8 @@ export interface SeparateRequest {
   instrumental?: InstrumentalMode;
   /** Whole-track normalisation (default on, as Demucs). */
   normalize?: boolean;
+  /** Look-ahead limiter before encoding (default on: the clipping policy of AudioEncoder). */
+  limiter?: boolean;
 }
 
 export interface SeparateResult {
@@ -61,7 +63,7 @@ export async function separateFileWith(
   for (const stem of r.stems) {
     const path = join(r.outDir, stemFileName(stem, r.format, r.fileBaseName));
     files[stem] = path;
-    encoders.set(stem, new AudioEncoder(path, r.format, { sampleRate: env.sampleRate, channels: 2, tools: env.tools }));
+    encoders.set(stem, new AudioEncoder(path, r.format, { sampleRate: env.sampleRate, channels: 2, tools: env.tools, limiter: r.limiter }));
   }
   let result: StreamResult;
   try {

@@ -172,6 +172,9 @@ export async function fetchToFile(input: string | URL, destPath: string, options
     }
   } catch (err) {
     if (wroteFile) await rm(destPath, { force: true });
+    // Our own disk failing (no such folder, disk full) is a server fault, not a bad source URL.
+    const syscall = (err as NodeJS.ErrnoException).syscall;
+    if (syscall === 'open' || syscall === 'write' || syscall === 'close') throw err;
     throw toFetchError(signal.aborted && signal.reason instanceof TotalTimeout ? signal.reason : err, url, options);
   } finally {
     clearTimeout(timer);

@@ -22,7 +22,7 @@ export async function waitForJob(
     const job: any = await (await s.api(path, { key })).json();
     progress.push(job.progress);
     if (['COMPLETED', 'FAILED', 'EXPIRED'].includes(job.status)) return { job, progress };
-    await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, 500));
   }
   throw new Error(`job ${path} did not finish in ${timeoutMs} ms`);
 }

@@ -1,0 +1,15 @@
+import { decodeAudio } from '../src/audio/decode.ts';
+import { OnsetEnvelope } from '../src/analysis/onset-envelope.ts';
+import { ChromaAccumulator } from '../src/analysis/chroma.ts';
+import { estimateTempo } from '../src/analysis/tempo.ts';
+const f = process.argv[2];
+let t = performance.now();
+const chunks: Float32Array[] = [];
+for await (const c of decodeAudio(f, { sampleRate: 22050, channels: 1, chunkFrames: 16384 })) chunks.push(c);
+console.log('decode', (performance.now() - t).toFixed(0)); t = performance.now();
+const o = new OnsetEnvelope(22050); for (const c of chunks) o.push(c);
+console.log('onset', (performance.now() - t).toFixed(0)); t = performance.now();
+const ch = new ChromaAccumulator(22050); for (const c of chunks) ch.push(c);
+console.log('chroma', (performance.now() - t).toFixed(0)); t = performance.now();
+estimateTempo({ envelope: o.envelope(), body: o.bodyEnvelope() }, o.frameRate);
+console.log('tempo', (performance.now() - t).toFixed(0));

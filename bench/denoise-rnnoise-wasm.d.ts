@@ -1,0 +1,5 @@
+// @echogarden/rnnoise-wasm ships no types; bench/denoise-rnnoise.ts types the module it returns.
+declare module '@echogarden/rnnoise-wasm' {
+  const factory: () => Promise<unknown>;
+  export default factory;
+}

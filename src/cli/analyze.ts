@@ -1,0 +1,49 @@
+import { existsSync } from 'node:fs';
+import { loadConfig } from '../config.ts';
+import { analyzeAudioDetailed } from '../analysis/analyze-audio.ts';
+import { parseCommandArgs, UsageError } from './args.ts';
+
+const USAGE = 'stemforge analyze <file> [--json] [--drums FILE] [--bass FILE] [--harmonic FILE ...]';
+
+/**
+ * `stemforge analyze <file> [--json]`: tempo and key of an audio file. With --json prints
+ * `{"bpm":126,"key":"Eb major","camelot":"5B"}` (nulls when undetectable). Stems from
+ * `stemforge separate` may be passed to analyse the way a stem job does.
+ */
+export async function run(args: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(
+    args,
+    {
+      json: { type: 'boolean' },
+      drums: { type: 'string' },
+      bass: { type: 'string' },
+      harmonic: { type: 'string', multiple: true },
+      help: { type: 'boolean', short: 'h' },
+    },
+    USAGE,
+  );
+  if (values.help) {
+    process.stdout.write(`usage: ${USAGE}\n`);
+    return 0;
+  }
+  if (positionals.length !== 1) throw new UsageError(`expected one input file\nusage: ${USAGE}`);
+  const files = [positionals[0], values.drums, values.bass, ...(values.harmonic ?? [])].filter((f): f is string => !!f);
+  for (const f of files) if (!existsSync(f)) throw new UsageError(`no such file: ${f}`);
+
+  const config = loadConfig();
+  const result = await analyzeAudioDetailed({
+    mixPath: positionals[0],
+    drumsPath: values.drums,
+    bassPath: values.bass,
+    harmonicPaths: values.harmonic,
+    tools: config.ffmpeg,
+  });
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify({ bpm: result.bpm, key: result.key, camelot: result.camelot })}\n`);
+  } else {
+    const bpm = result.bpm === null ? 'unknown (no steady pulse)' : result.bpm.toFixed(1);
+    const key = result.key === null ? 'unknown (no tonal content)' : `${result.key} (Camelot ${result.camelot})`;
+    process.stdout.write(`BPM  ${bpm}\nKey  ${key}\n`);
+  }
+  return 0;
+}

@@ -1,0 +1,76 @@
+import { basename, extname, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { loadConfig } from '../config.ts';
+import { parseCommandArgs, UsageError } from './args.ts';
+import { ProgressBar } from './progress.ts';
+import { SeparationEngine } from '../separation/engine.ts';
+import type { StemName } from '../separation/stems.ts';
+import type { QualityTier } from '../separation/quality.ts';
+import type { AudioFormat } from '../audio/encode.ts';
+
+const USAGE =
+  'stemforge separate <input> -o <dir> [--stems vocals|instrumental|2|4] [--format mp3|wav|flac] [--quality fast|balanced|best]';
+
+const STEM_CHOICES: Record<string, StemName[]> = {
+  vocals: ['vocals'],
+  instrumental: ['instrumental'],
+  '2': ['vocals', 'instrumental'],
+  '4': ['vocals', 'drums', 'bass', 'other'],
+};
+
+/** `stemforge separate`: splits a file into stems offline, no server needed. */
+export async function run(args: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(
+    args,
+    {
+      output: { type: 'string', short: 'o' },
+      stems: { type: 'string', default: '2' },
+      format: { type: 'string', default: 'mp3' },
+      quality: { type: 'string', default: 'best' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    USAGE,
+  );
+  if (values.help) {
+    process.stdout.write(`usage: ${USAGE}\n`);
+    return 0;
+  }
+  if (positionals.length !== 1 || !values.output) throw new UsageError(`expected one input and -o <dir>\nusage: ${USAGE}`);
+  const stems = STEM_CHOICES[values.stems!];
+  if (!stems) throw new UsageError(`--stems must be vocals, instrumental, 2 or 4\nusage: ${USAGE}`);
+  const format = values.format!.toLowerCase();
+  if (!['mp3', 'wav', 'flac'].includes(format)) throw new UsageError(`--format must be mp3, wav or flac\nusage: ${USAGE}`);
+  const quality = values.quality!.toUpperCase();
+  if (!['FAST', 'BALANCED', 'BEST'].includes(quality)) throw new UsageError(`--quality must be fast, balanced or best\nusage: ${USAGE}`);
+  const input = resolve(positionals[0]);
+  if (!existsSync(input)) throw new Error(`input not found: ${input}`);
+
+  const config = loadConfig();
+  const engine = new SeparationEngine({
+    modelsDir: config.modelsDir,
+    executionProvider: config.onnx.executionProvider,
+    threads: config.onnx.threads,
+    tools: config.ffmpeg,
+  });
+  const controller = new AbortController();
+  const onSigint = () => controller.abort();
+  process.once('SIGINT', onSigint);
+  const bar = new ProgressBar(`separating ${basename(input, extname(input))}`);
+  try {
+    const result = await engine.separateFile({
+      inputPath: input,
+      outDir: resolve(values.output),
+      stems,
+      format: format as AudioFormat,
+      quality: quality as QualityTier,
+      onProgress: (f) => bar.update(f),
+      signal: controller.signal,
+    });
+    bar.done(`${result.durationSeconds.toFixed(1)} s of audio`);
+    for (const [stem, path] of Object.entries(result.files)) process.stdout.write(`${stem}\t${path}\n`);
+    return 0;
+  } finally {
+    process.off('SIGINT', onSigint);
+    await engine.close();
+  }
+}
