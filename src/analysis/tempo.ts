@@ -11,7 +11,10 @@ export interface TempoOptions {
 
 export interface TempoEstimate {
   bpm: number;
-  /** Ratio of the winning score to the best score at a different metrical level (>1 is confident). */
+  /**
+   * Ratio of the winner's prior-weighted salience to the best at another metrical level (T/2, 2T/3,
+   * 3T/2, 2T), capped at 10. Below 1 when the octave rule overruled the salience.
+   */
   confidence: number;
   candidates: { bpm: number; score: number }[];
 }
@@ -73,7 +76,10 @@ export function estimateTempo(onsets: OnsetEnvelopes, frameRate: number, options
     if (s > best.score) best = { bpm, score: s };
   }
   if (!(best.score > 0)) return null;
-  if (bodyAcf && bodyNovelty) best = { bpm: chooseMetricalLevel(bodyAcf, bodyNovelty, frameRate, best.bpm, opts), score: best.score };
+  if (bodyAcf && bodyNovelty) {
+    const level = chooseMetricalLevel(bodyAcf, bodyNovelty, frameRate, best.bpm, opts);
+    if (level !== best.bpm) best = { bpm: level, score: localMax(score, level) };
+  }
 
   // Explicit octave check: the best score found at another metrical level of the winner.
   let rival = 0;
@@ -83,7 +89,7 @@ export function estimateTempo(onsets: OnsetEnvelopes, frameRate: number, options
     rival = Math.max(rival, localMax(score, b));
   }
   const bpm = refine(novelty, frameRate, best.bpm);
-  return { bpm: Math.round(bpm * 10) / 10, confidence: rival > 0 ? best.score / rival : Infinity, candidates };
+  return { bpm: Math.round(bpm * 10) / 10, confidence: rival > 0 ? Math.min(10, best.score / rival) : 10, candidates };
 }
 
 /**

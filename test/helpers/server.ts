@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Env } from '../../src/config.ts';
-import { createRuntime, type Runtime } from '../../src/runtime.ts';
+import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime.ts';
 import { buildApp, type AppOptions } from '../../src/http/app.ts';
 import { createAccount } from '../../src/store/accounts.ts';
 import { createApiKey } from '../../src/store/api-keys.ts';
@@ -42,6 +42,7 @@ export async function startTestServer(
   dialect: 'sqlite' | 'postgres' = 'sqlite',
   env: Env = {},
   appOptions: AppOptions = {},
+  runtimeOptions: RuntimeOptions = {},
 ): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'stemforge-test-'));
   const port = await freePort();
@@ -56,7 +57,7 @@ export async function startTestServer(
     ...env,
   });
   // The migrated test schema is reused by the runtime (createRuntime migrates idempotently).
-  const rt = await createRuntime(config, { dbSchema: db?.schema });
+  const rt = await createRuntime(config, { ...runtimeOptions, dbSchema: db?.schema });
   const app = buildApp(rt, { logger: false, ...appOptions });
   await app.listen({ port, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${port}`;
