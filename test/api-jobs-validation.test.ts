@@ -84,7 +84,7 @@ describe('stem job creation and listing', () => {
   test('enum, metadata and six-stem validation', async () => {
     let res = await post({ uploadKey: song, outputType: 'EIGHT_STEMS' });
     expect(res.status).toBe(400);
-    const e: any = (await res.json()).error;
+    const e: any = ((await res.json()) as any).error;
     expect(e.code).toBe('VALIDATION_ERROR');
     expect(e.message).toContain('outputType');
     expect(await code(await post({ uploadKey: song, quality: 'ULTRA' }))).toBe('VALIDATION_ERROR');
@@ -96,7 +96,7 @@ describe('stem job creation and listing', () => {
     expect(await code(res)).toBe('VALIDATION_ERROR');
     res = await post({ uploadKey: song, outputType: 'SIX_STEMS' });
     expect(res.status).toBe(400);
-    const six: any = (await res.json()).error;
+    const six: any = ((await res.json()) as any).error;
     expect(six.code).toBe('MODEL_NOT_INSTALLED');
     expect(six.message).toContain('htdemucs_6s');
   });

@@ -1,7 +1,7 @@
 import type { Config } from '../config.ts';
 import { SeparationEngine } from '../separation/engine.ts';
 import { DenoiseEngine } from '../denoise/engine.ts';
-import { analyzeAudio } from '../analysis/analyze-audio.ts';
+import { analyzeAudioInThread } from '../analysis/analyze-off-thread.ts';
 import { isModelInstalled, resolveModel } from '../models/resolve.ts';
 import type { Engines } from './engines.ts';
 
@@ -46,7 +46,11 @@ export function createEngines(config: Config): Engines {
       }
       await denoiser.denoiseFile(req);
     },
-    analyze: (req) => analyzeAudio({ ...req, tools: config.ffmpeg }),
+    async analyze(req) {
+      // In a worker thread: analysis takes about a second of CPU and must never block the API.
+      const r = await analyzeAudioInThread({ ...req, tools: config.ffmpeg });
+      return { bpm: r.bpm, key: r.key };
+    },
     hasModel: (name) => isModelInstalled(name, { modelsDir: config.modelsDir }),
     async close() {
       await Promise.all(all.map((e) => e.close()));
