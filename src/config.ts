@@ -39,6 +39,7 @@ const envSchema = z.object({
   JOB_RETRY_BASE_MS: int(0).default(5_000),
   OUTPUT_RETENTION_HOURS: num(0.001).default(24),
   REDIS_URL: optionalString.pipe(z.url().optional()),
+  REDIS_PREFIX: z.string().regex(/^[\w.-]{1,64}$/).default('stemforge'),
   STORAGE: z.enum(['disk', 's3']).default('disk'),
   S3_BUCKET: optionalString,
   S3_REGION: z.string().default('us-east-1'),
@@ -82,6 +83,8 @@ export interface Config {
   workers: { concurrency: number; downloadConcurrency: number; maxAttempts: number; retryBaseMs: number };
   retentionSeconds: number;
   redisUrl: string | undefined;
+  /** Namespace of every Redis key (queues, rate-limit counters): deployments can share a Redis. */
+  redisPrefix: string;
   storage:
     | { kind: 'disk'; root: string }
     | {
@@ -146,6 +149,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     retentionSeconds: Math.round(e.OUTPUT_RETENTION_HOURS * 3600),
     redisUrl: e.REDIS_URL,
+    redisPrefix: e.REDIS_PREFIX,
     storage:
       e.STORAGE === 's3'
         ? {

@@ -21,6 +21,8 @@ export class BullQueue implements JobQueue {
     private readonly prefix = 'stemforge',
   ) {
     this.connection = new Redis(redisUrl, { maxRetriesPerRequest: null, lazyConnect: false });
+    // ioredis reconnects by itself; without a listener an unreachable server would crash the process.
+    this.connection.on('error', () => undefined);
   }
 
   private queue(stage: Stage): Queue {

@@ -6,5 +6,5 @@ import type { JobQueue } from './job-queue.ts';
 
 /** The queue adapter for this deployment: BullMQ when REDIS_URL is set, else the embedded database queue. */
 export function createQueue(config: Config, db: Db): JobQueue {
-  return config.redisUrl ? new BullQueue(config.redisUrl) : new DbQueue(db);
+  return config.redisUrl ? new BullQueue(config.redisUrl, config.redisPrefix) : new DbQueue(db);
 }
