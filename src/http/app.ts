@@ -9,6 +9,7 @@ import { uploadGrantRoutes } from './upload.ts';
 import { registerUploadPut } from './upload-put.ts';
 import { healthRoutes } from './health.ts';
 import { jobRoutes } from './jobs.ts';
+import { webhookRoutes } from './webhooks.ts';
 import { openApiRoutes } from './openapi.ts';
 import { registerBlobRoutes } from './blob-routes.ts';
 
@@ -53,6 +54,7 @@ export function buildApp(rt: Runtime, opts: AppOptions = {}): FastifyInstance {
     ...balanceRoutes(rt),
     ...uploadGrantRoutes(rt),
     ...jobRoutes(rt),
+    ...webhookRoutes(rt),
     ...(opts.extraRoutes ?? []).flatMap((make) => make(rt)),
   ];
   const all = [...routes, ...openApiRoutes(() => routes, `${rt.config.publicUrl}/v1`, API_VERSION)];

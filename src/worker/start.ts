@@ -5,6 +5,7 @@ import { kindsInStage } from '../queue/job-catalog.ts';
 import { runJobStage, type StageHandler } from './run-job.ts';
 import { separateStage } from './stem-pipeline.ts';
 import { startRetentionSweeper } from './retention.ts';
+import { startWebhookDispatcher } from '../webhooks/dispatcher.ts';
 
 export interface Workers {
   stop(): Promise<void>;
@@ -59,10 +60,13 @@ export async function startWorkers(rt: Runtime, opts: WorkerOptions = {}): Promi
     : undefined;
   reoffer?.unref();
   const sweeper = startRetentionSweeper(rt);
+  // Webhook deliveries have their own poller: a slow receiver never holds a job worker.
+  const webhooks = startWebhookDispatcher(rt);
   return {
     async stop() {
       clearInterval(reoffer);
       sweeper.stop();
+      await webhooks.stop();
       shutdown.abort();
       await rt.queue.close();
     },

@@ -1,0 +1,68 @@
+import { defineRoute } from './route.ts';
+import { IdParams } from './schemas/common.ts';
+import { CreateDenoiseJobRequest, DenoiseJob, DenoiseJobCreated, DenoiseJobList, DenoiseListQuery } from './schemas/denoise.ts';
+import { ApiError } from '../domain/errors.ts';
+import { findAccountJob, listJobs } from '../store/jobs.ts';
+import { createDenoiseJob } from '../jobs/create-denoise-job.ts';
+import { presentDenoiseJob } from '../jobs/present-denoise-job.ts';
+import { downloadDenoiseRoute } from './download-denoise.ts';
+import type { Runtime } from '../runtime.ts';
+
+/** `/v1/denoise-jobs` (create, list, get) and the site-level download route. */
+export function denoiseJobRoutes(rt: Runtime) {
+  return [
+    defineRoute({
+      method: 'POST',
+      url: '/v1/denoise-jobs',
+      summary: 'Create a voice-cleaning (denoise) job',
+      description:
+        'inputFilePath is an upload key (POST /files/upload). Credits are the MEASURED duration rounded up, held at creation; the declared durationSeconds and inputFileSize are not billed.',
+      tag: 'Denoise jobs',
+      auth: 'apiKey',
+      body: CreateDenoiseJobRequest,
+      status: 200,
+      response: DenoiseJobCreated,
+      errors: ['VALIDATION_ERROR', 'UPLOAD_NOT_FOUND', 'FILE_TOO_LARGE', 'AUDIO_TOO_LONG', 'AUDIO_TOO_SHORT', 'INSUFFICIENT_CREDITS'],
+      handler: ({ body, auth }) => createDenoiseJob(rt, auth.accountId, body),
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/v1/denoise-jobs',
+      summary: 'List denoise jobs, newest first',
+      tag: 'Denoise jobs',
+      auth: 'apiKey',
+      query: DenoiseListQuery,
+      status: 200,
+      response: DenoiseJobList,
+      errors: ['VALIDATION_ERROR'],
+      handler: async ({ query, auth }) => {
+        const offset = (query.page - 1) * query.limit;
+        const { rows, total } = await listJobs(rt.db, { accountId: auth.accountId, kind: 'denoise', status: query.status, limit: query.limit, offset });
+        const paging = { total, page: query.page, limit: query.limit };
+        return {
+          jobs: rows.map((row) => presentDenoiseJob(row, rt.config.publicUrl)),
+          pagination: { ...paging, hasMore: offset + rows.length < total },
+          ...paging,
+        };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/v1/denoise-jobs/:id',
+      summary: 'Get a denoise job',
+      description: 'Poll until COMPLETED or FAILED. When COMPLETED, download the cleaned file from downloadUrl.',
+      tag: 'Denoise jobs',
+      auth: 'apiKey',
+      params: IdParams,
+      status: 200,
+      response: DenoiseJob,
+      errors: ['JOB_NOT_FOUND'],
+      handler: async ({ params, auth }) => {
+        const row = await findAccountJob(rt.db, auth.accountId, 'denoise', params.id);
+        if (!row) throw new ApiError('JOB_NOT_FOUND', `No denoise job '${params.id}'.`);
+        return presentDenoiseJob(row, rt.config.publicUrl);
+      },
+    }),
+    downloadDenoiseRoute(rt),
+  ];
+}

@@ -1,0 +1,84 @@
+import type { z } from 'zod';
+import type { Runtime } from '../runtime.ts';
+import { newId } from '../domain/ids.ts';
+import { sanitizeFileName } from '../domain/formats.ts';
+import { getBalanceSeconds, holdCredits } from '../store/credits.ts';
+import { insertJob } from '../store/jobs.ts';
+import type { CreateDenoiseJobRequest } from '../http/schemas/denoise.ts';
+import { checkLimits, inputFromUpload, insufficientCredits } from './acquire-input.ts';
+import { estimateSeconds } from './estimate.ts';
+
+/** What a denoise job stores in `input_json`: the measured values, and the client's declared ones for support. */
+export interface DenoiseInput {
+  fileName: string;
+  durationSeconds: number;
+  fileSizeBytes: number;
+  declared: { durationSeconds: number; fileSizeBytes: number };
+}
+
+export interface DenoiseOptions {
+  outputFormat: 'MP3' | 'WAV' | 'FLAC';
+}
+
+/**
+ * POST /denoise-jobs: resolves the caller's upload (already probed when it was stored), applies the
+ * limits to the MEASURED size and duration, and holds the credits in the transaction that inserts
+ * the job. The client's `durationSeconds` and `inputFileSize` are kept for support but never billed:
+ * a client cannot under-declare its way to a cheaper job, and an honest rounding difference is not
+ * an error.
+ */
+export async function createDenoiseJob(rt: Runtime, accountId: string, body: z.infer<typeof CreateDenoiseJobRequest>) {
+  const input = await inputFromUpload(rt, accountId, body.inputFilePath);
+  const credits = checkLimits(rt, input);
+  const now = new Date().toISOString();
+  const id = newId('job');
+  const jobInput: DenoiseInput = {
+    fileName: sanitizeFileName(body.inputFileName),
+    durationSeconds: credits,
+    fileSizeBytes: input.fileSizeBytes,
+    declared: { durationSeconds: body.durationSeconds, fileSizeBytes: body.inputFileSize },
+  };
+  const options: DenoiseOptions = { outputFormat: body.outputFormat };
+  if (Math.abs(body.durationSeconds - input.durationSeconds) > 2) {
+    rt.log.info({ jobId: id, declared: body.durationSeconds, measured: input.durationSeconds }, 'declared duration differs from the measured one; billing the measured');
+  }
+  await rt.db.transaction().execute(async (tx) => {
+    if (!(await holdCredits(tx, accountId, credits, id))) throw insufficientCredits(rt, credits, await getBalanceSeconds(tx, accountId));
+    await insertJob(tx, {
+      id,
+      account_id: accountId,
+      kind: 'denoise',
+      status: 'PENDING',
+      progress: 0,
+      input_json: JSON.stringify(jobInput),
+      options_json: JSON.stringify(options),
+      metadata_json: null,
+      source_key: input.sourceKey,
+      duration_seconds: input.durationSeconds,
+      credits_required: credits,
+      credits_charged: 0,
+      error_message: null,
+      outputs_json: null,
+      audio_metadata_json: null,
+      attempts: 0,
+      next_attempt_at: now,
+      lease_owner: null,
+      lease_expires_at: null,
+      created_at: now,
+      started_at: null,
+      completed_at: null,
+      expires_at: null,
+    });
+  });
+  await rt.queue.enqueue({ id, kind: 'denoise' }, 'inference');
+  return {
+    jobId: id,
+    id,
+    status: 'PENDING' as const,
+    outputFormat: options.outputFormat,
+    createdAt: now,
+    durationSeconds: credits,
+    creditsRequired: credits,
+    estimatedSeconds: await estimateSeconds(rt.db, ['denoise'], input.durationSeconds, 'DENOISE', rt.config.workers.concurrency),
+  };
+}

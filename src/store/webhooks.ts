@@ -1,0 +1,163 @@
+import { sql } from 'kysely';
+import type { DbOrTx, WebhooksTable } from './schema.ts';
+import { newId } from '../domain/ids.ts';
+import { generateWebhookSecret } from '../webhooks/sign.ts';
+import type { WebhookEventName } from '../webhooks/outbox.ts';
+
+/** Webhooks per account (contract, "Limits"). Deleted webhooks do not count. */
+export const MAX_WEBHOOKS_PER_ACCOUNT = 5;
+/** Consecutive failed deliveries after which a webhook is disabled (contract, "Delivery"). */
+export const MAX_CONSECUTIVE_FAILURES = 5;
+
+export type WebhookRow = WebhooksTable;
+
+/** What the API and the CLI show of a webhook: everything but the secret. */
+export interface WebhookView {
+  id: string;
+  accountId: string;
+  url: string;
+  events: WebhookEventName[];
+  isActive: boolean;
+  failCount: number;
+  lastError: string | null;
+  lastCalledAt: string | null;
+  createdAt: string;
+}
+
+export class WebhookLimitError extends Error {}
+
+export function toWebhookView(row: WebhookRow): WebhookView {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    url: row.url,
+    events: JSON.parse(row.events_json) as WebhookEventName[],
+    isActive: row.is_active === 1,
+    failCount: row.fail_count,
+    lastError: row.last_error,
+    lastCalledAt: row.last_called_at,
+    createdAt: row.created_at,
+  };
+}
+
+/**
+ * Creates a webhook with a fresh secret and returns it with the secret: the only time it is seen.
+ * The limit check and the insert share a transaction that first touches the account row: on
+ * PostgreSQL that row lock serialises two racing creations (so a sixth can never slip in), and
+ * SQLite serialises write transactions anyway.
+ */
+export async function createWebhook(
+  db: DbOrTx,
+  accountId: string,
+  input: { url: string; events: WebhookEventName[] },
+): Promise<{ webhook: WebhookView; secret: string }> {
+  const run = async (tx: DbOrTx) => {
+    await tx
+      .updateTable('accounts')
+      .set((eb) => ({ email: eb.ref('email') }))
+      .where('id', '=', accountId)
+      .execute();
+    const count = await tx
+      .selectFrom('webhooks')
+      .select((eb) => eb.fn.countAll<string | number>().as('n'))
+      .where('account_id', '=', accountId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    if (Number(count.n) >= MAX_WEBHOOKS_PER_ACCOUNT) {
+      throw new WebhookLimitError(`this account already has ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks; delete one first`);
+    }
+    const row: WebhookRow = {
+      id: newId('wh'),
+      account_id: accountId,
+      url: input.url,
+      events_json: JSON.stringify(input.events),
+      secret: generateWebhookSecret(),
+      is_active: 1,
+      fail_count: 0,
+      last_error: null,
+      last_called_at: null,
+      created_at: new Date().toISOString(),
+      deleted_at: null,
+    };
+    await tx.insertInto('webhooks').values(row).execute();
+    return { webhook: toWebhookView(row), secret: row.secret };
+  };
+  return db.isTransaction ? run(db) : db.transaction().execute(run);
+}
+
+/** The account's webhooks (not deleted), oldest first. */
+export async function listWebhooks(db: DbOrTx, accountId: string): Promise<WebhookView[]> {
+  const rows = await db
+    .selectFrom('webhooks')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('deleted_at', 'is', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map(toWebhookView);
+}
+
+/** Any webhook row by id, deleted or not (the dispatcher needs the secret and the state). */
+export async function findWebhook(db: DbOrTx, id: string): Promise<WebhookRow | null> {
+  return (await db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
+}
+
+/**
+ * Soft-deletes one of the account's webhooks; false when it does not exist, belongs to another
+ * account or is already deleted. The row stays so deliveries already queued for it are skipped
+ * (never orphaned); the dispatcher checks `deleted_at` before every send.
+ */
+export async function deleteWebhook(db: DbOrTx, accountId: string, id: string): Promise<boolean> {
+  const r = await db
+    .updateTable('webhooks')
+    .set({ deleted_at: new Date().toISOString() })
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/**
+ * Re-enables a webhook (the contract's "re-enable in the dashboard"): active again, failCount 0,
+ * lastError cleared. Used by `stemforge webhooks enable` and meant for a dashboard. Returns null for
+ * an unknown or deleted webhook.
+ */
+export async function enableWebhook(db: DbOrTx, id: string): Promise<WebhookView | null> {
+  const r = await db
+    .updateTable('webhooks')
+    .set({ is_active: 1, fail_count: 0, last_error: null })
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (Number(r.numUpdatedRows) !== 1) return null;
+  const row = await findWebhook(db, id);
+  return row ? toWebhookView(row) : null;
+}
+
+/**
+ * Records the outcome of one delivery attempt on the webhook, atomically in SQL so concurrent
+ * deliveries never lose an increment.
+ * - success: failCount 0, lastCalledAt now. lastError is kept as history (the contract resets only
+ *   failCount on success; re-enabling is what clears lastError); failCount 0 says the webhook is healthy.
+ * - failure: failCount + 1, lastError, lastCalledAt now; reaching MAX_CONSECUTIVE_FAILURES sets
+ *   isActive false.
+ */
+export async function recordDeliveryOutcome(db: DbOrTx, id: string, outcome: { ok: boolean; error: string | null }, at = new Date()): Promise<void> {
+  const now = at.toISOString();
+  if (outcome.ok) {
+    await db.updateTable('webhooks').set({ fail_count: 0, last_called_at: now }).where('id', '=', id).execute();
+    return;
+  }
+  await db
+    .updateTable('webhooks')
+    .set({
+      fail_count: sql`fail_count + 1`,
+      last_error: (outcome.error ?? 'delivery failed').slice(0, 1000),
+      last_called_at: now,
+      is_active: sql`case when fail_count + 1 >= ${MAX_CONSECUTIVE_FAILURES} then 0 else is_active end`,
+    })
+    .where('id', '=', id)
+    .execute();
+}

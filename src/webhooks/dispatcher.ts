@@ -1,0 +1,152 @@
+import type { Runtime } from '../runtime.ts';
+import { findJob } from '../store/jobs.ts';
+import { findWebhook } from '../store/webhooks.ts';
+import {
+  claimDelivery,
+  closeStaleDeliveries,
+  finishDelivery,
+  listPendingDeliveries,
+  skipDelivery,
+  type DeliveryRow,
+} from '../store/webhook-deliveries.ts';
+import { buildWebhookPayload } from './payload.ts';
+import { sendWebhook } from './send.ts';
+import type { WebhookEventName } from './outbox.ts';
+
+export interface DispatcherOptions {
+  /** How often the outbox is polled when idle. */
+  pollMs?: number;
+  /** Rows read per poll. */
+  batchSize?: number;
+  /** Deliveries in flight at once (each is network wait, not CPU). */
+  concurrency?: number;
+  /**
+   * A `sending` row older than this was claimed by a process that died: it is closed as a failure.
+   * Default: the webhook timeout plus a minute, so a live attempt (bounded by the timeout) is never
+   * mistaken for a dead one, even by another process with a slightly different clock.
+   */
+  staleAfterMs?: number;
+}
+
+export interface WebhookDispatcher {
+  /** Stops polling and waits for the attempts in flight to be recorded. */
+  stop(): Promise<void>;
+  /** Delivers until no pending row is left (tests, graceful shutdown). */
+  drain(): Promise<void>;
+}
+
+/** What happened to one outbox row. */
+export type DeliveryResult = 'sent' | 'failed' | 'skipped' | 'not-claimed';
+
+/**
+ * Delivers one outbox row: claim it (pending -> sending, atomically), then either skip it (webhook
+ * deleted or inactive) or make the one attempt and record the outcome. Never throws for a receiver
+ * problem; a database error leaves the row `sending`, to be closed by the stale sweep, never re-sent.
+ */
+export async function deliverOne(rt: Runtime, row: DeliveryRow): Promise<DeliveryResult> {
+  if (!(await claimDelivery(rt.db, row.id))) return 'not-claimed';
+  const hook = await findWebhook(rt.db, row.webhook_id);
+  const skipReason = !hook ? 'webhook not found' : hook.deleted_at ? 'webhook deleted' : hook.is_active !== 1 ? 'webhook inactive' : null;
+  if (skipReason || !hook) {
+    await skipDelivery(rt.db, row.id, skipReason ?? 'webhook not found');
+    return 'skipped';
+  }
+  const job = await findJob(rt.db, row.job_id);
+  if (!job) {
+    await skipDelivery(rt.db, row.id, 'job not found');
+    return 'skipped';
+  }
+  let body: unknown;
+  try {
+    body = await buildWebhookPayload(job, row.event as WebhookEventName, row.created_at, rt.store);
+  } catch (err) {
+    // Our fault, not the receiver's: not counted against the webhook.
+    await skipDelivery(rt.db, row.id, `payload could not be built: ${(err as Error).message}`);
+    return 'skipped';
+  }
+  const result = await sendWebhook({
+    url: hook.url,
+    secret: hook.secret,
+    webhookId: hook.id,
+    event: row.event,
+    body,
+    timeoutMs: rt.config.webhookTimeoutMs,
+    allowPrivate: rt.config.allowPrivateUrls,
+  });
+  await finishDelivery(rt.db, row, result);
+  if (!result.ok) rt.log.info({ webhookId: hook.id, jobId: job.id, event: row.event, error: result.error }, 'webhook delivery failed');
+  return result.ok ? 'sent' : 'failed';
+}
+
+/**
+ * The delivery worker: polls the outbox (`webhook_deliveries`) for pending rows, oldest first, and
+ * delivers a few at a time. It is independent of the job queue: a slow receiver holds one of its
+ * own slots, never a job worker. Any number of dispatchers may run (one per worker process): the
+ * conditional claim sends each row at most once.
+ *
+ * On start (and every few polls) it closes rows left `sending` by a process that died mid-attempt:
+ * they are not re-sent, since the receiver may already have them (see closeStaleDeliveries).
+ */
+export function startWebhookDispatcher(rt: Runtime, opts: DispatcherOptions = {}): WebhookDispatcher {
+  const pollMs = opts.pollMs ?? 1000;
+  const batchSize = opts.batchSize ?? 20;
+  const concurrency = opts.concurrency ?? 4;
+  const staleAfterMs = opts.staleAfterMs ?? rt.config.webhookTimeoutMs + 60_000;
+  const inFlight = new Map<string, Promise<void>>();
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let polls = 0;
+
+  const sweep = () => closeStaleDeliveries(rt.db, new Date(Date.now() - staleAfterMs));
+
+  /** Fills free slots from the outbox; resolves with the number of rows started. */
+  const fill = async (): Promise<number> => {
+    const free = concurrency - inFlight.size;
+    if (free <= 0 || stopped) return 0;
+    const rows = await listPendingDeliveries(rt.db, Math.min(batchSize, free + inFlight.size));
+    let started = 0;
+    for (const row of rows) {
+      if (inFlight.size >= concurrency || stopped) break;
+      if (inFlight.has(row.id)) continue;
+      const p = deliverOne(rt, row)
+        .then(() => undefined)
+        .catch((err) => rt.log.warn({ err: (err as Error).message, deliveryId: row.id }, 'webhook delivery could not be recorded'))
+        .finally(() => {
+          inFlight.delete(row.id);
+          if (!stopped) void fill().catch(() => undefined);
+        });
+      inFlight.set(row.id, p);
+      started++;
+    }
+    return started;
+  };
+
+  const tick = async () => {
+    try {
+      if (polls++ % 30 === 0) await sweep();
+      await fill();
+    } catch (err) {
+      rt.log.warn({ err: (err as Error).message }, 'webhook outbox poll failed');
+    }
+    if (!stopped) {
+      timer = setTimeout(tick, pollMs);
+      timer.unref();
+    }
+  };
+  void tick();
+
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await Promise.all(inFlight.values());
+    },
+    async drain() {
+      while (!stopped) {
+        await fill();
+        if (inFlight.size > 0) await Promise.race(inFlight.values());
+        else if ((await listPendingDeliveries(rt.db, 1)).length === 0) return;
+      }
+    },
+  };
+}
