@@ -25,7 +25,6 @@ export const errorCatalog = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The request Content-Type is not supported by this route.' },
   REQUEST_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
   NOT_FOUND: { status: 404, message: 'No such route.' },
-  METHOD_NOT_ALLOWED: { status: 405, message: 'This method is not allowed on this route.' },
   // uploads and files
   UPLOAD_NOT_FOUND: { status: 400, message: 'The upload key is unknown, belongs to another account, or has no uploaded file.' },
   UPLOAD_URL_EXPIRED: { status: 403, message: 'The upload URL has expired; request a new grant from POST /upload.' },

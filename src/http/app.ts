@@ -7,6 +7,8 @@ import { registerRoutes, type RouteSpec } from './route.ts';
 import { balanceRoutes } from './balance.ts';
 import { uploadGrantRoutes } from './upload.ts';
 import { registerUploadPut } from './upload-put.ts';
+import { filesUploadRoute, registerFilesUpload } from './files-upload.ts';
+import { denoiseJobRoutes } from './denoise-jobs.ts';
 import { healthRoutes } from './health.ts';
 import { jobRoutes } from './jobs.ts';
 import { webhookRoutes } from './webhooks.ts';
@@ -54,12 +56,14 @@ export function buildApp(rt: Runtime, opts: AppOptions = {}): FastifyInstance {
     ...balanceRoutes(rt),
     ...uploadGrantRoutes(rt),
     ...jobRoutes(rt),
+    ...denoiseJobRoutes(rt),
     ...webhookRoutes(rt),
     ...(opts.extraRoutes ?? []).flatMap((make) => make(rt)),
   ];
-  const all = [...routes, ...openApiRoutes(() => routes, `${rt.config.publicUrl}/v1`, API_VERSION)];
+  const all = [...routes, ...openApiRoutes(() => [...routes, filesUploadRoute(rt)], `${rt.config.publicUrl}/v1`, API_VERSION)];
   registerRoutes(app, all);
   registerUploadPut(app, rt);
+  registerFilesUpload(app, rt);
   registerBlobRoutes(app, { store: rt.store, signer: rt.signer });
   return app;
 }

@@ -19,6 +19,7 @@ export interface JobKindSpec {
 
 export const JOB_CATALOG: Partial<Record<JobKind, JobKindSpec>> = {
   stem: { stages: ['inference'], timeoutMs: 6 * 3600_000 },
+  denoise: { stages: ['inference'], timeoutMs: 6 * 3600_000 },
 };
 
 export const JOB_KINDS = Object.keys(JOB_CATALOG) as JobKind[];

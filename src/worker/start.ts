@@ -4,6 +4,7 @@ import { listRunnableJobIds, releaseOrphanedLeases } from '../store/jobs.ts';
 import { kindsInStage } from '../queue/job-catalog.ts';
 import { runJobStage, type StageHandler } from './run-job.ts';
 import { separateStage } from './stem-pipeline.ts';
+import { denoiseStage } from './denoise-pipeline.ts';
 import { startRetentionSweeper } from './retention.ts';
 import { startWebhookDispatcher } from '../webhooks/dispatcher.ts';
 
@@ -14,6 +15,7 @@ export interface Workers {
 /** The handler of every (kind, stage) in the job catalog. */
 export const STAGE_HANDLERS: Record<string, StageHandler> = {
   'stem:inference': (rt, ctx) => separateStage(rt, ctx),
+  'denoise:inference': (rt, ctx) => denoiseStage(rt, ctx),
 };
 
 export interface WorkerOptions {
@@ -66,8 +68,8 @@ export async function startWorkers(rt: Runtime, opts: WorkerOptions = {}): Promi
     async stop() {
       clearInterval(reoffer);
       sweeper.stop();
-      await webhooks.stop();
       shutdown.abort();
+      await webhooks.stop();
       await rt.queue.close();
     },
   };

@@ -1,0 +1,139 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import multipart from '@fastify/multipart';
+import { ApiError } from '../domain/errors.ts';
+import { defaultContentType, extensionOf, INPUT_FORMATS, sanitizeFileName } from '../domain/formats.ts';
+import { newId } from '../domain/ids.ts';
+import { deleteUpload, insertUpload, type UploadRow } from '../store/uploads.ts';
+import { ingestFile, tooLarge } from './ingest-file.ts';
+import { defineRoute, registerRoutes } from './route.ts';
+import { UploadedFile } from './schemas/upload.ts';
+import type { AuthContext } from './auth.ts';
+import type { Runtime } from '../runtime.ts';
+
+/** Form fields besides the file are ignored, but bounded, so a form cannot stream unbounded text. */
+const FORM_LIMITS = { files: 1, fields: 20, fieldSize: 4096, parts: 21, headerPairs: 100 };
+/** Multipart framing plus the bounded fields above never reach this; a larger Content-Length is refused unread. */
+const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;
+
+/**
+ * `POST /v1/files/upload`: the one-request upload (API.md "Denoise jobs"): multipart/form-data with
+ * exactly one file part named `file`. The part streams through `ingestFile` (temp file with the size
+ * cap, ffprobe, blob store), never into memory. Declared with `defineRoute` so it is in the OpenAPI
+ * document; registered by `registerFilesUpload` in its own plugin scope, where alone the multipart
+ * parser exists.
+ */
+export function filesUploadRoute(rt: Runtime) {
+  return defineRoute({
+    method: 'POST',
+    url: '/v1/files/upload',
+    summary: 'Upload an audio file in one multipart request',
+    description:
+      'multipart/form-data with exactly one file part named "file" (other text fields are ignored). The file is probed; pass uploadKey as inputFilePath to POST /denoise-jobs (or as uploadKey to POST /jobs). expiresAt: when the stored file is deleted unless a job still needs it.',
+    tag: 'Uploads',
+    auth: 'apiKey',
+    status: 200,
+    response: UploadedFile,
+    errors: ['VALIDATION_ERROR', 'UNSUPPORTED_MEDIA_TYPE', 'UNSUPPORTED_FORMAT', 'FILE_TOO_LARGE'],
+    handler: async ({ auth, request, reply }) => receiveUpload(rt, auth, request, reply),
+  });
+}
+
+/** Registers the route inside an encapsulated scope holding @fastify/multipart (no other route parses multipart). */
+export function registerFilesUpload(app: FastifyInstance, rt: Runtime): void {
+  app.register(async (scope) => {
+    // Every Content-Type reaches the handler unread, which answers 415 for anything but multipart.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_req, _payload, done) => done(null));
+    // fileSize max+1: a file of exactly the limit passes; one byte more is truncated and refused.
+    await scope.register(multipart, { limits: { ...FORM_LIMITS, fileSize: rt.config.limits.maxFileSizeBytes + 1 } });
+    registerRoutes(scope, [filesUploadRoute(rt)]);
+  });
+}
+
+async function receiveUpload(rt: Runtime, auth: AuthContext, request: FastifyRequest, reply: FastifyReply) {
+  if (!request.isMultipart()) {
+    reply.header('Connection', 'close');
+    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the file as multipart/form-data with one file part named "file".');
+  }
+  const maxBytes = rt.config.limits.maxFileSizeBytes;
+  const declared = Number(request.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes + MULTIPART_OVERHEAD_BYTES) {
+    reply.header('Connection', 'close');
+    throw tooLarge(maxBytes);
+  }
+  let row: UploadRow | undefined;
+  let result: Awaited<ReturnType<typeof ingestFile>> | undefined;
+  let sawFileField = false;
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'field') {
+        sawFileField ||= part.fieldname === 'file';
+        continue;
+      }
+      if (part.fieldname !== 'file') {
+        throw new ApiError('VALIDATION_ERROR', `The file part must be named 'file' (got '${part.fieldname.slice(0, 50)}').`, { field: 'file' });
+      }
+      row = newUploadRow(auth.accountId, part.filename);
+      await insertUpload(rt.db, row);
+      result = await ingestFile(rt, row, part.file);
+      if (part.file.truncated) throw tooLarge(maxBytes);
+    }
+  } catch (err) {
+    // Nothing of a refused request stays behind; and the unread rest of the body is not read.
+    if (row) await discard(rt, row);
+    reply.header('Connection', 'close');
+    throw multipartError(err, maxBytes);
+  }
+  if (!result) {
+    const hint = sawFileField ? "The 'file' part has no filename, so it was read as a text field; send it as a file." : "No file part named 'file' was sent.";
+    throw new ApiError('VALIDATION_ERROR', hint, { field: 'file' });
+  }
+  // The row's expires_at is the upload time: the retention sweeper deletes an upload one retention
+  // period after it, unless a job still needs it (`src/worker/retention.ts`).
+  return { ...result, expiresAt: new Date(Date.parse(row!.expires_at) + rt.config.retentionSeconds * 1000).toISOString() };
+}
+
+function newUploadRow(accountId: string, clientFileName: string): UploadRow {
+  const fileName = sanitizeFileName(clientFileName);
+  const ext = extensionOf(fileName);
+  if (!INPUT_FORMATS[ext]) {
+    throw new ApiError('UNSUPPORTED_FORMAT', `Files ending in '.${ext || '(none)'}' are not supported; accepted: ${Object.keys(INPUT_FORMATS).join(', ')}.`);
+  }
+  const id = newId('upl');
+  const now = new Date().toISOString();
+  return {
+    id,
+    account_id: accountId,
+    file_name: fileName,
+    // The extension picks the stored type (as for the upload grant); ffprobe decides acceptance.
+    content_type: defaultContentType(fileName)!,
+    storage_key: `uploads/${accountId}/${id}/source`,
+    status: 'pending',
+    size_bytes: null,
+    duration_seconds: null,
+    created_at: now,
+    expires_at: now,
+    uploaded_at: null,
+  };
+}
+
+async function discard(rt: Runtime, row: UploadRow): Promise<void> {
+  await rt.store.delete(row.storage_key).catch(() => undefined);
+  await deleteUpload(rt.db, row.id).catch(() => undefined);
+}
+
+/** @fastify/multipart and busboy errors in the catalog's terms. */
+function multipartError(err: unknown, maxBytes: number): unknown {
+  if (err instanceof ApiError) return err;
+  const code = (err as { code?: string }).code;
+  if (code === 'FST_REQ_FILE_TOO_LARGE') return tooLarge(maxBytes);
+  if (code === 'FST_FILES_LIMIT') return new ApiError('VALIDATION_ERROR', "Send exactly one file, in the part named 'file'; more than one file was sent.", { field: 'file' });
+  if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') {
+    return new ApiError('VALIDATION_ERROR', `The form has too many parts; send one file part named 'file' (at most ${FORM_LIMITS.fields} other fields).`);
+  }
+  if (code === 'FST_INVALID_MULTIPART_CONTENT_TYPE') return new ApiError('UNSUPPORTED_MEDIA_TYPE');
+  if (err instanceof Error && /multipart|boundary|part|form|prototype/i.test(`${err.message} ${code ?? ''}`)) {
+    return new ApiError('VALIDATION_ERROR', `The multipart body is malformed: ${err.message}.`);
+  }
+  return err;
+}
