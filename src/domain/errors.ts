@@ -40,6 +40,7 @@ export const errorCatalog = {
   INVALID_VIDEO_URL: { status: 400, message: 'The video address is not in an accepted form.' },
   INVALID_TRACK_URL: { status: 400, message: 'The track address is not in an accepted form.' },
   VIDEO_NOT_FOUND: { status: 404, message: 'The video is private or unavailable.' },
+  VIDEO_DURATION_UNKNOWN: { status: 400, message: 'The video site does not report the duration, so the cost cannot be known before downloading.' },
   // accounts, keys, webhooks, models
   API_KEY_LIMIT_REACHED: { status: 409, message: 'This account already has the maximum number of active API keys.' },
   WEBHOOK_LIMIT_REACHED: { status: 409, message: 'This account already has the maximum number of webhooks.' },

@@ -11,6 +11,8 @@ import { filesUploadRoute, registerFilesUpload } from './files-upload.ts';
 import { denoiseJobRoutes } from './denoise-jobs.ts';
 import { healthRoutes } from './health.ts';
 import { jobRoutes } from './jobs.ts';
+import { videoJobRoutes } from './video-jobs.ts';
+import { trackJobRoutes } from './track-jobs.ts';
 import { webhookRoutes } from './webhooks.ts';
 import { openApiRoutes } from './openapi.ts';
 import { registerBlobRoutes } from './blob-routes.ts';
@@ -56,11 +58,13 @@ export function buildApp(rt: Runtime, opts: AppOptions = {}): FastifyInstance {
     ...balanceRoutes(rt),
     ...uploadGrantRoutes(rt),
     ...jobRoutes(rt),
+    ...videoJobRoutes(rt),
+    ...trackJobRoutes(rt),
     ...denoiseJobRoutes(rt),
     ...webhookRoutes(rt),
     ...(opts.extraRoutes ?? []).flatMap((make) => make(rt)),
   ];
-  const all = [...routes, ...openApiRoutes(() => [...routes, filesUploadRoute(rt)], `${rt.config.publicUrl}/v1`, API_VERSION)];
+  const all = [...routes, ...openApiRoutes(() => [...routes, filesUploadRoute(rt)], rt.config.publicUrl, API_VERSION)];
   registerRoutes(app, all);
   registerUploadPut(app, rt);
   registerFilesUpload(app, rt);

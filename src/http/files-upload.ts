@@ -132,8 +132,10 @@ function multipartError(err: unknown, maxBytes: number): unknown {
     return new ApiError('VALIDATION_ERROR', `The form has too many parts; send one file part named 'file' (at most ${FORM_LIMITS.fields} other fields).`);
   }
   if (code === 'FST_INVALID_MULTIPART_CONTENT_TYPE') return new ApiError('UNSUPPORTED_MEDIA_TYPE');
-  if (err instanceof Error && /multipart|boundary|part|form|prototype/i.test(`${err.message} ${code ?? ''}`)) {
-    return new ApiError('VALIDATION_ERROR', `The multipart body is malformed: ${err.message}.`);
+  const status = (err as { statusCode?: number }).statusCode ?? 500;
+  // The plugin's other refusals (prototype field names, bad JSON fields, early close) and busboy's parse errors.
+  if ((code?.startsWith('FST_') && status < 500) || (err instanceof Error && !code && /multipart|boundary|part|form/i.test(err.message))) {
+    return new ApiError('VALIDATION_ERROR', `The multipart body is malformed: ${(err as Error).message}.`);
   }
   return err;
 }

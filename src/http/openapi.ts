@@ -9,7 +9,10 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): unknown {
   return z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' });
 }
 
-/** OpenAPI 3.1 document generated from the same zod schemas that validate requests and responses. */
+/**
+ * OpenAPI 3.1 document generated from the same zod schemas that validate requests and responses.
+ * The server is the site URL: paths carry their `/v1` prefix (one route lives outside it).
+ */
 export function buildOpenApi(routes: RouteSpec<any, any, any>[], serverUrl: string, version: string) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
@@ -114,7 +117,7 @@ h3{margin-bottom:.2rem}.m{display:inline-block;min-width:4.5rem;padding:2px 6px;
 .get{background:#2d7d46}.post{background:#2856a8}.put{background:#8a5a00}.delete{background:#a82828}
 section{border-bottom:1px solid #e3e6ea;padding:.6rem 0}pre{background:#f5f6f8;padding:.6rem;overflow:auto;font-size:.8rem}</style></head>
 <body><h1>Stemforge API <small>${esc(doc.info.version)}</small></h1>
-<p>Base URL <code>${esc(doc.servers[0].url)}</code>. Authenticate with <code>Authorization: Bearer sk_live_…</code>.
+<p>Site <code>${esc(doc.servers[0].url)}</code>; API base <code>${esc(doc.servers[0].url)}/v1</code>. Authenticate with <code>Authorization: Bearer sk_live_…</code>.
 Machine-readable: <a href="/v1/openapi.json">/v1/openapi.json</a> (OpenAPI 3.1).</p>
 ${sections}</body></html>`;
 }

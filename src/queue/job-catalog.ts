@@ -19,6 +19,8 @@ export interface JobKindSpec {
 
 export const JOB_CATALOG: Partial<Record<JobKind, JobKindSpec>> = {
   stem: { stages: ['inference'], timeoutMs: 6 * 3600_000 },
+  video: { stages: ['download', 'inference'], timeoutMs: 6 * 3600_000 },
+  track: { stages: ['download', 'inference'], timeoutMs: 6 * 3600_000 },
   denoise: { stages: ['inference'], timeoutMs: 6 * 3600_000 },
 };
 

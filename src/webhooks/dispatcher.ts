@@ -31,7 +31,10 @@ export interface DispatcherOptions {
 export interface WebhookDispatcher {
   /** Stops polling and waits for the attempts in flight to be recorded. */
   stop(): Promise<void>;
-  /** Delivers until no pending row is left (tests, graceful shutdown). */
+  /**
+   * Delivers until no pending row is left and this dispatcher's own attempts are recorded (tests,
+   * operator tools). Rows another process is sending at that moment are not waited for.
+   */
   drain(): Promise<void>;
 }
 

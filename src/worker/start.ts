@@ -4,6 +4,8 @@ import { listRunnableJobIds, releaseOrphanedLeases } from '../store/jobs.ts';
 import { kindsInStage } from '../queue/job-catalog.ts';
 import { runJobStage, type StageHandler } from './run-job.ts';
 import { separateStage } from './stem-pipeline.ts';
+import { downloadStage } from './download-stage.ts';
+import { mediaInferenceStage } from './media-inference-stage.ts';
 import { denoiseStage } from './denoise-pipeline.ts';
 import { startRetentionSweeper } from './retention.ts';
 import { startWebhookDispatcher } from '../webhooks/dispatcher.ts';
@@ -15,6 +17,10 @@ export interface Workers {
 /** The handler of every (kind, stage) in the job catalog. */
 export const STAGE_HANDLERS: Record<string, StageHandler> = {
   'stem:inference': (rt, ctx) => separateStage(rt, ctx),
+  'video:download': downloadStage('video'),
+  'video:inference': mediaInferenceStage,
+  'track:download': downloadStage('track'),
+  'track:inference': mediaInferenceStage,
   'denoise:inference': (rt, ctx) => denoiseStage(rt, ctx),
 };
 

@@ -18,7 +18,8 @@ export const CreateVideoJobRequest = z.object({
     message: 'video jobs produce VOCALS, INSTRUMENTAL or BOTH; FOUR_STEMS and SIX_STEMS are not supported here (create a stem job with POST /jobs instead)',
   })
     .default('BOTH')
-    .meta({ description: 'VOCALS, INSTRUMENTAL or BOTH (default). FOUR_STEMS and SIX_STEMS are refused with 400 VALIDATION_ERROR.' }),
+    // The document shows the contract's three values (the refinement above is not expressible in JSON Schema).
+    .meta({ enum: [...VIDEO_OUTPUT_TYPES], description: 'VOCALS, INSTRUMENTAL or BOTH (default). FOUR_STEMS and SIX_STEMS are refused with 400 VALIDATION_ERROR.' }),
   quality: Quality.default('BEST'),
   outputFormat: OutputFormat.default('MP3'),
 });

@@ -1,0 +1,71 @@
+import type { z } from 'zod';
+import type { Runtime } from '../runtime.ts';
+import { ApiError } from '../domain/errors.ts';
+import { creditsForDuration } from '../domain/credits.ts';
+import { sanitizeFileName } from '../domain/formats.ts';
+import { newId } from '../domain/ids.ts';
+import { STEMS_BY_OUTPUT_TYPE } from '../domain/job-state.ts';
+import { parseVideoUrl } from '../domain/video-url.ts';
+import type { CreateVideoJobRequest, VideoOutputType } from '../http/schemas/video-jobs.ts';
+import { checkMinimumDuration, fetchMetadataOrReject } from './media-metadata.ts';
+import { insertHeldMediaJob } from './insert-held-job.ts';
+import type { VideoJobInput } from './present-media-job.ts';
+
+/**
+ * POST /video-jobs: parses the address (only the canonical watch URL reaches yt-dlp), reads the
+ * metadata first so the answer carries title, duration and credits, then holds the credits and
+ * creates the job; the download runs on the download workers.
+ *
+ * A video whose duration the site does not report is refused (VIDEO_DURATION_UNKNOWN) rather than
+ * held on an estimate like tracks: a video may last up to 60 minutes, so any estimate would either
+ * block most accounts or leave most of the cost to be written off.
+ */
+export async function createVideoJob(rt: Runtime, accountId: string, body: z.infer<typeof CreateVideoJobRequest>) {
+  const { videoId, canonicalUrl } = parseVideoUrl(body.videoUrl);
+  const info = await fetchMetadataOrReject(rt, canonicalUrl, 'video');
+  if (info.durationSeconds === null) {
+    throw new ApiError('VIDEO_DURATION_UNKNOWN', 'The video site does not say how long this video is, so its cost cannot be known before downloading; it cannot be imported.');
+  }
+  checkMinimumDuration(rt, info.durationSeconds, 'video');
+  const credits = creditsForDuration(info.durationSeconds);
+  const outputType = body.outputType as VideoOutputType;
+  const id = newId('job');
+  const createdAt = new Date().toISOString();
+  const title = info.title;
+  const input: VideoJobInput = {
+    fileName: sanitizeFileName(title),
+    durationSeconds: credits,
+    fileSizeBytes: 0,
+    downloadUrl: canonicalUrl,
+    videoId,
+    videoTitle: title,
+    videoDuration: Math.round(info.durationSeconds),
+    videoUrl: canonicalUrl,
+    // YouTube serves a thumbnail for every id at this address; used when yt-dlp names none.
+    videoThumbnail: info.thumbnail ?? `https://i.ytimg.com/vi/${videoId}/hqdefault.jpg`,
+    channelName: info.channel ?? info.uploader ?? '',
+  };
+  await insertHeldMediaJob(rt, {
+    id,
+    accountId,
+    kind: 'video',
+    input,
+    options: { outputType, quality: body.quality, outputFormat: body.outputFormat },
+    durationSeconds: info.durationSeconds,
+    creditsRequired: credits,
+    hold: credits,
+    createdAt,
+  });
+  return {
+    id,
+    status: 'PENDING' as const,
+    videoId,
+    videoTitle: input.videoTitle,
+    videoDuration: input.videoDuration,
+    videoThumbnail: input.videoThumbnail,
+    channelName: input.channelName,
+    creditsRequired: credits,
+    outputs: [...STEMS_BY_OUTPUT_TYPE[outputType]],
+    createdAt,
+  };
+}

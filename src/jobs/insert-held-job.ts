@@ -1,0 +1,59 @@
+import type { Runtime } from '../runtime.ts';
+import { getBalanceSeconds, holdCredits } from '../store/credits.ts';
+import { insertJob } from '../store/jobs.ts';
+import type { JobKind } from '../store/schema.ts';
+import { insufficientCredits } from './acquire-input.ts';
+
+export interface NewMediaJob {
+  id: string;
+  accountId: string;
+  kind: Extract<JobKind, 'video' | 'track'>;
+  input: object;
+  options: { outputType: string; quality: string; outputFormat: string };
+  /** Duration reported by the site, or null when unknown (the download measures it). */
+  durationSeconds: number | null;
+  /** Credits the job is quoted at; null when only an estimate is held. */
+  creditsRequired: number | null;
+  /** Credits to hold now (the quote, or the estimate). */
+  hold: number;
+  createdAt: string;
+}
+
+/**
+ * Holds the credits and inserts the job in one transaction (a job never exists without its hold;
+ * two racing creations cannot overdraw the balance), then queues its download stage. The job has
+ * no `source_key` yet: that is what makes it download-stage work (src/store/jobs.ts).
+ */
+export async function insertHeldMediaJob(rt: Runtime, job: NewMediaJob): Promise<void> {
+  await rt.db.transaction().execute(async (tx) => {
+    if (!(await holdCredits(tx, job.accountId, job.hold, job.id))) {
+      throw insufficientCredits(rt, job.hold, await getBalanceSeconds(tx, job.accountId));
+    }
+    await insertJob(tx, {
+      id: job.id,
+      account_id: job.accountId,
+      kind: job.kind,
+      status: 'PENDING',
+      progress: 0,
+      input_json: JSON.stringify(job.input),
+      options_json: JSON.stringify(job.options),
+      metadata_json: null,
+      source_key: null,
+      duration_seconds: job.durationSeconds,
+      credits_required: job.creditsRequired,
+      credits_charged: 0,
+      error_message: null,
+      outputs_json: null,
+      audio_metadata_json: null,
+      attempts: 0,
+      next_attempt_at: job.createdAt,
+      lease_owner: null,
+      lease_expires_at: null,
+      created_at: job.createdAt,
+      started_at: null,
+      completed_at: null,
+      expires_at: null,
+    });
+  });
+  await rt.queue.enqueue({ id: job.id, kind: job.kind }, 'download');
+}

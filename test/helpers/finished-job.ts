@@ -1,0 +1,63 @@
+import { Readable } from 'node:stream';
+import type { Runtime } from '../../src/runtime.ts';
+import type { JobKind } from '../../src/store/schema.ts';
+import { newId } from '../../src/domain/ids.ts';
+import { insertJob, type JobRow } from '../../src/store/jobs.ts';
+import { recordJobEvent } from '../../src/webhooks/outbox.ts';
+
+export interface FinishedJobOptions {
+  kind?: JobKind;
+  outcome: 'COMPLETED' | 'FAILED';
+  input?: Record<string, unknown>;
+  options?: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
+  /** Stored outputs to create (stem -> bytes); COMPLETED only. */
+  outputs?: Record<string, Buffer>;
+  errorMessage?: string;
+}
+
+/**
+ * Commits a job's terminal state and its outbox rows in one transaction, as the worker's terminal
+ * transaction does (run-job.ts), but without running a job: for dispatcher tests that need events
+ * cheaply. Returns the job row and the number of deliveries written.
+ */
+export async function commitFinishedJob(rt: Runtime, accountId: string, o: FinishedJobOptions): Promise<{ job: JobRow; deliveries: number }> {
+  const id = newId('job');
+  const now = new Date();
+  const stored: Record<string, { key: string; fileName: string; contentType: string }> = {};
+  for (const [stem, bytes] of Object.entries(o.outputs ?? {})) {
+    const key = `jobs/${id}/${stem}.mp3`;
+    await rt.store.put(key, Readable.from([bytes]), { contentType: 'audio/mpeg' });
+    stored[stem] = { key, fileName: `song-${stem}.mp3`, contentType: 'audio/mpeg' };
+  }
+  const job: JobRow = {
+    id,
+    account_id: accountId,
+    kind: o.kind ?? 'stem',
+    status: o.outcome,
+    progress: o.outcome === 'COMPLETED' ? 100 : 40,
+    input_json: JSON.stringify(o.input ?? { fileName: 'song.wav', durationSeconds: 7, fileSizeBytes: 1_058_444 }),
+    options_json: JSON.stringify(o.options ?? { outputType: 'VOCALS', quality: 'FAST', outputFormat: 'MP3', denoiseVocals: false }),
+    metadata_json: o.metadata ? JSON.stringify(o.metadata) : null,
+    source_key: `uploads/${id}.wav`,
+    duration_seconds: 6.01,
+    credits_required: 7,
+    credits_charged: o.outcome === 'COMPLETED' ? 7 : 0,
+    error_message: o.outcome === 'FAILED' ? (o.errorMessage ?? 'simulated failure') : null,
+    outputs_json: o.outcome === 'COMPLETED' && o.outputs ? JSON.stringify(stored) : null,
+    audio_metadata_json: null,
+    attempts: 1,
+    next_attempt_at: new Date(now.getTime() - 60_000).toISOString(),
+    lease_owner: null,
+    lease_expires_at: null,
+    created_at: new Date(now.getTime() - 30_000).toISOString(),
+    started_at: new Date(now.getTime() - 20_000).toISOString(),
+    completed_at: now.toISOString(),
+    expires_at: new Date(now.getTime() + 86_400_000).toISOString(),
+  };
+  const deliveries = await rt.db.transaction().execute(async (tx) => {
+    await insertJob(tx, job);
+    return recordJobEvent(tx, id, o.outcome === 'COMPLETED' ? 'job.completed' : 'job.failed');
+  });
+  return { job, deliveries };
+}
