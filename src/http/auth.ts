@@ -46,7 +46,16 @@ export function apiKeyHook(deps: AuthDeps) {
     if (!key) throw new ApiError('INVALID_API_KEY');
     if (key.revoked) throw new ApiError('API_KEY_REVOKED');
 
-    const limit = await deps.rateLimiter.hit(key.id, deps.requestsPerMinute, 60_000);
+    // If the counters are unreachable (Redis down), fail open: an outage of the limiter must not
+    // take the whole API down with it. The failure is logged.
+    const limit = await deps.rateLimiter.hit(key.id, deps.requestsPerMinute, 60_000).catch((err: Error) => {
+      request.log.error({ err: err.message }, 'rate limiter unavailable; request allowed');
+      return null;
+    });
+    if (!limit) {
+      request.auth = { accountId: key.accountId, keyId: key.id };
+      return;
+    }
     reply.header('X-RateLimit-Limit', String(limit.limit));
     reply.header('X-RateLimit-Remaining', String(limit.remaining));
     reply.header('X-RateLimit-Reset', String(limit.resetAtUnixSeconds));

@@ -1,5 +1,5 @@
 import type { Db, JobKind } from '../store/schema.ts';
-import { listRunnableJobIds } from '../store/jobs.ts';
+import { listRunnableJobs } from '../store/jobs.ts';
 import { kindsInStage, type Stage } from './job-catalog.ts';
 import type { JobQueue } from './job-queue.ts';
 
@@ -43,8 +43,8 @@ export class DbQueue implements JobQueue {
           rescan = false;
           const free = concurrency - running.size;
           if (free <= 0) break;
-          const ids = await listRunnableJobIds(this.db, kinds, stage, free + running.size);
-          for (const id of ids) {
+          const jobs = await listRunnableJobs(this.db, kinds, stage, free + running.size);
+          for (const { id } of jobs) {
             if (running.size >= concurrency || this.closed) break;
             if (running.has(id)) continue;
             running.add(id);

@@ -42,11 +42,16 @@ export async function listJobs(db: DbOrTx, q: ListQuery): Promise<{ rows: JobRow
  * Runnable jobs of a stage: PENDING ones whose retry time has come, and PROCESSING ones whose lease
  * has run out (their worker died).
  */
-export async function listRunnableJobIds(db: DbOrTx, kinds: JobKind[], stage: 'download' | 'inference', limit: number): Promise<string[]> {
+export async function listRunnableJobs(
+  db: DbOrTx,
+  kinds: JobKind[],
+  stage: 'download' | 'inference',
+  limit: number,
+): Promise<Array<{ id: string; kind: JobKind }>> {
   const now = new Date().toISOString();
-  const rows = await db
+  return db
     .selectFrom('jobs')
-    .select('id')
+    .select(['id', 'kind'])
     .where('kind', 'in', kinds)
     // A job still waiting for its download has no source yet; only then is it download-stage work.
     .where('source_key', stage === 'download' ? 'is' : 'is not', null)
@@ -59,7 +64,6 @@ export async function listRunnableJobIds(db: DbOrTx, kinds: JobKind[], stage: 'd
     .orderBy('created_at')
     .limit(limit)
     .execute();
-  return rows.map((r) => r.id);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Runtime } from '../runtime.ts';
 import { requiredHandlers, type Stage } from '../queue/job-catalog.ts';
-import { listRunnableJobIds, releaseOrphanedLeases } from '../store/jobs.ts';
+import { listRunnableJobs, releaseOrphanedLeases } from '../store/jobs.ts';
 import { kindsInStage } from '../queue/job-catalog.ts';
 import { runJobStage, type StageHandler } from './run-job.ts';
 import { separateStage } from './stem-pipeline.ts';
@@ -60,8 +60,8 @@ export async function startWorkers(rt: Runtime, opts: WorkerOptions = {}): Promi
   const reoffer = rt.config.redisUrl
     ? setInterval(() => {
         for (const stage of stages) {
-          listRunnableJobIds(rt.db, kindsInStage(stage), stage, 50)
-            .then((ids) => Promise.all(ids.map((id) => rt.queue.enqueue({ id, kind: 'stem' }, stage))))
+          listRunnableJobs(rt.db, kindsInStage(stage), stage, 50)
+            .then((jobs) => Promise.all(jobs.map((job) => rt.queue.enqueue(job, stage))))
             .catch(() => undefined);
         }
       }, 30_000)

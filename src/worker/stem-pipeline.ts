@@ -3,7 +3,8 @@ import { stat } from 'node:fs/promises';
 import type { Runtime } from '../runtime.ts';
 import type { StageContext, StageOutcome } from './run-job.ts';
 import { STEMS_BY_OUTPUT_TYPE } from '../domain/job-state.ts';
-import { AUDIO_CONTENT_TYPES, type AudioFormat } from '../audio/encode.ts';
+import { AudioEncoder, AUDIO_CONTENT_TYPES, type AudioFormat } from '../audio/encode.ts';
+import { decodeAudio } from '../audio/decode.ts';
 import { jobInput, jobOptions } from '../jobs/present-stem-job.ts';
 import { outputFileName, type StoredOutputs } from '../jobs/outputs.ts';
 import { PermanentJobError } from './job-errors.ts';
@@ -61,10 +62,10 @@ export async function separateStage(
   const outputs: StoredOutputs = {};
   for (const [stem, path] of Object.entries(files)) {
     if (!path) continue;
+    if ((await stat(path)).size === 0) throw new Error(`the ${stem} output is empty`);
     const key = `jobs/${job.id}/${stem}.${format}`;
     await rt.store.putFile(key, path, { contentType: AUDIO_CONTENT_TYPES[format] });
     outputs[stem] = { key, fileName: outputFileName(input.fileName, stem, format), contentType: AUDIO_CONTENT_TYPES[format] };
-    if ((await stat(path)).size === 0) throw new Error(`the ${stem} output is empty`);
   }
   return {
     type: 'completed',
@@ -75,8 +76,6 @@ export async function separateStage(
 }
 
 async function transcode(rt: Runtime, from: string, to: string, format: AudioFormat): Promise<string> {
-  const { decodeAudio } = await import('../audio/decode.ts');
-  const { AudioEncoder } = await import('../audio/encode.ts');
   const encoder = new AudioEncoder(to, format, { tools: rt.config.ffmpeg, limiter: false });
   try {
     for await (const chunk of decodeAudio(from, { tools: rt.config.ffmpeg })) await encoder.write(chunk);
