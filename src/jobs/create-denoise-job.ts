@@ -2,10 +2,9 @@ import type { z } from 'zod';
 import type { Runtime } from '../runtime.ts';
 import { newId } from '../domain/ids.ts';
 import { sanitizeFileName } from '../domain/formats.ts';
-import { getBalanceSeconds, holdCredits } from '../store/credits.ts';
-import { insertJob } from '../store/jobs.ts';
 import type { CreateDenoiseJobRequest } from '../http/schemas/denoise.ts';
-import { checkLimits, inputFromUpload, insufficientCredits } from './acquire-input.ts';
+import { checkLimits, inputFromUpload } from './acquire-input.ts';
+import { insertHeldJob } from './insert-held-job.ts';
 import { estimateSeconds } from './estimate.ts';
 
 /** What a denoise job stores in `input_json`: the measured values, and the client's declared ones for support. */
@@ -42,35 +41,18 @@ export async function createDenoiseJob(rt: Runtime, accountId: string, body: z.i
   if (Math.abs(body.durationSeconds - input.durationSeconds) > 2) {
     rt.log.info({ jobId: id, declared: body.durationSeconds, measured: input.durationSeconds }, 'declared duration differs from the measured one; billing the measured');
   }
-  await rt.db.transaction().execute(async (tx) => {
-    if (!(await holdCredits(tx, accountId, credits, id))) throw insufficientCredits(rt, credits, await getBalanceSeconds(tx, accountId));
-    await insertJob(tx, {
-      id,
-      account_id: accountId,
-      kind: 'denoise',
-      status: 'PENDING',
-      progress: 0,
-      input_json: JSON.stringify(jobInput),
-      options_json: JSON.stringify(options),
-      metadata_json: null,
-      source_key: input.sourceKey,
-      duration_seconds: input.durationSeconds,
-      credits_required: credits,
-      credits_charged: 0,
-      error_message: null,
-      outputs_json: null,
-      audio_metadata_json: null,
-      attempts: 0,
-      next_attempt_at: now,
-      lease_owner: null,
-      lease_expires_at: null,
-      created_at: now,
-      started_at: null,
-      completed_at: null,
-      expires_at: null,
-    });
+  await insertHeldJob(rt, {
+    id,
+    accountId,
+    kind: 'denoise',
+    input: jobInput,
+    options,
+    sourceKey: input.sourceKey,
+    durationSeconds: input.durationSeconds,
+    creditsRequired: credits,
+    hold: credits,
+    createdAt: now,
   });
-  await rt.queue.enqueue({ id, kind: 'denoise' }, 'inference');
   return {
     jobId: id,
     id,

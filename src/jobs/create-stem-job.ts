@@ -2,18 +2,16 @@ import type { z } from 'zod';
 import type { Runtime } from '../runtime.ts';
 import { ApiError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
-import { getBalanceSeconds, holdCredits } from '../store/credits.ts';
-import { insertJob } from '../store/jobs.ts';
 import type { CreateJobRequest } from '../http/schemas/jobs.ts';
-import { checkLimits, inputFromUpload, inputFromUrl, insufficientCredits } from './acquire-input.ts';
+import { checkLimits, inputFromUpload, inputFromUrl } from './acquire-input.ts';
+import { insertHeldJob } from './insert-held-job.ts';
 import { estimateSeconds } from './estimate.ts';
 
 export const SIX_STEM_MODEL = 'htdemucs_6s';
 
 /**
  * POST /jobs: validates the request, resolves and measures the input, then holds the credits and
- * creates the job in one transaction (so a job never exists without its hold, and two racing
- * creations can never overdraw the balance). Returns the JobCreated body.
+ * creates the job in one transaction (`insertHeldJob`). Returns the JobCreated body.
  */
 export async function createStemJob(rt: Runtime, accountId: string, body: z.infer<typeof CreateJobRequest>) {
   if (!body.uploadKey && !body.sourceUrl) throw new ApiError('MISSING_INPUT', 'Send exactly one of uploadKey or sourceUrl; neither was given.');
@@ -37,35 +35,19 @@ export async function createStemJob(rt: Runtime, accountId: string, body: z.infe
   const id = newId('job');
   const jobInput = { fileName, durationSeconds: credits, fileSizeBytes: input.fileSizeBytes };
   const options = { outputType: body.outputType, quality: body.quality, outputFormat: body.outputFormat, denoiseVocals: body.denoiseVocals };
-  await rt.db.transaction().execute(async (tx) => {
-    if (!(await holdCredits(tx, accountId, credits, id))) throw insufficientCredits(rt, credits, await getBalanceSeconds(tx, accountId));
-    await insertJob(tx, {
-      id,
-      account_id: accountId,
-      kind: 'stem',
-      status: 'PENDING',
-      progress: 0,
-      input_json: JSON.stringify(jobInput),
-      options_json: JSON.stringify(options),
-      metadata_json: body.metadata ? JSON.stringify(body.metadata) : null,
-      source_key: input.sourceKey,
-      duration_seconds: input.durationSeconds,
-      credits_required: credits,
-      credits_charged: 0,
-      error_message: null,
-      outputs_json: null,
-      audio_metadata_json: null,
-      attempts: 0,
-      next_attempt_at: now,
-      lease_owner: null,
-      lease_expires_at: null,
-      created_at: now,
-      started_at: null,
-      completed_at: null,
-      expires_at: null,
-    });
+  await insertHeldJob(rt, {
+    id,
+    accountId,
+    kind: 'stem',
+    input: jobInput,
+    options,
+    metadata: body.metadata,
+    sourceKey: input.sourceKey,
+    durationSeconds: input.durationSeconds,
+    creditsRequired: credits,
+    hold: credits,
+    createdAt: now,
   });
-  await rt.queue.enqueue({ id, kind: 'stem' }, 'inference');
   return {
     id,
     status: 'PENDING' as const,

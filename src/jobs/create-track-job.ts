@@ -9,7 +9,7 @@ import { parseTrackUrl, type ParsedTrackUrl } from '../domain/track-url.ts';
 import type { MediaInfo } from '../sources/ytdlp.ts';
 import type { CreateTrackJobRequest } from '../http/schemas/track-jobs.ts';
 import { checkMinimumDuration, fetchMetadataOrReject } from './media-metadata.ts';
-import { insertHeldMediaJob } from './insert-held-job.ts';
+import { insertHeldJob } from './insert-held-job.ts';
 import type { TrackJobInput } from './present-media-job.ts';
 
 /** Contract, "Limits": the hold when a track's duration cannot be read up front (4 minutes). */
@@ -46,12 +46,13 @@ export async function createTrackJob(rt: Runtime, accountId: string, body: z.inf
     artistName: info.uploader ?? info.channel ?? '',
     trackUrl: parsed.canonicalUrl,
   };
-  await insertHeldMediaJob(rt, {
+  await insertHeldJob(rt, {
     id,
     accountId,
     kind: 'track',
     input,
     options: { ...TRACK_OPTIONS },
+    sourceKey: null,
     durationSeconds: known,
     creditsRequired: credits,
     hold: credits ?? UNKNOWN_TRACK_HOLD_CREDITS,

@@ -8,7 +8,7 @@ import { STEMS_BY_OUTPUT_TYPE } from '../domain/job-state.ts';
 import { parseVideoUrl } from '../domain/video-url.ts';
 import type { CreateVideoJobRequest, VideoOutputType } from '../http/schemas/video-jobs.ts';
 import { checkMinimumDuration, fetchMetadataOrReject } from './media-metadata.ts';
-import { insertHeldMediaJob } from './insert-held-job.ts';
+import { insertHeldJob } from './insert-held-job.ts';
 import type { VideoJobInput } from './present-media-job.ts';
 
 /**
@@ -45,12 +45,13 @@ export async function createVideoJob(rt: Runtime, accountId: string, body: z.inf
     videoThumbnail: info.thumbnail ?? `https://i.ytimg.com/vi/${videoId}/hqdefault.jpg`,
     channelName: info.channel ?? info.uploader ?? '',
   };
-  await insertHeldMediaJob(rt, {
+  await insertHeldJob(rt, {
     id,
     accountId,
     kind: 'video',
     input,
     options: { outputType, quality: body.quality, outputFormat: body.outputFormat },
+    sourceKey: null,
     durationSeconds: info.durationSeconds,
     creditsRequired: credits,
     hold: credits,

@@ -4,13 +4,16 @@ import { insertJob } from '../store/jobs.ts';
 import type { JobKind } from '../store/schema.ts';
 import { insufficientCredits } from './acquire-input.ts';
 
-export interface NewMediaJob {
+export interface NewJob {
   id: string;
   accountId: string;
-  kind: Extract<JobKind, 'video' | 'track'>;
+  kind: JobKind;
   input: object;
-  options: { outputType: string; quality: string; outputFormat: string };
-  /** Duration reported by the site, or null when unknown (the download measures it). */
+  options: object;
+  metadata?: Record<string, unknown> | null;
+  /** Blob key of the stored input; null when a download stage still has to fetch it. */
+  sourceKey: string | null;
+  /** Measured (or site-reported) duration; null when unknown until the download measures it. */
   durationSeconds: number | null;
   /** Credits the job is quoted at; null when only an estimate is held. */
   creditsRequired: number | null;
@@ -21,10 +24,10 @@ export interface NewMediaJob {
 
 /**
  * Holds the credits and inserts the job in one transaction (a job never exists without its hold;
- * two racing creations cannot overdraw the balance), then queues its download stage. The job has
- * no `source_key` yet: that is what makes it download-stage work (src/store/jobs.ts).
+ * two racing creations cannot overdraw the balance, and a 402 leaves nothing behind), then queues
+ * its first stage: `download` while there is no stored input, else `inference`.
  */
-export async function insertHeldMediaJob(rt: Runtime, job: NewMediaJob): Promise<void> {
+export async function insertHeldJob(rt: Runtime, job: NewJob): Promise<void> {
   await rt.db.transaction().execute(async (tx) => {
     if (!(await holdCredits(tx, job.accountId, job.hold, job.id))) {
       throw insufficientCredits(rt, job.hold, await getBalanceSeconds(tx, job.accountId));
@@ -37,8 +40,8 @@ export async function insertHeldMediaJob(rt: Runtime, job: NewMediaJob): Promise
       progress: 0,
       input_json: JSON.stringify(job.input),
       options_json: JSON.stringify(job.options),
-      metadata_json: null,
-      source_key: null,
+      metadata_json: job.metadata ? JSON.stringify(job.metadata) : null,
+      source_key: job.sourceKey,
       duration_seconds: job.durationSeconds,
       credits_required: job.creditsRequired,
       credits_charged: 0,
@@ -55,5 +58,5 @@ export async function insertHeldMediaJob(rt: Runtime, job: NewMediaJob): Promise
       expires_at: null,
     });
   });
-  await rt.queue.enqueue({ id: job.id, kind: job.kind }, 'download');
+  await rt.queue.enqueue({ id: job.id, kind: job.kind }, job.sourceKey ? 'inference' : 'download');
 }
