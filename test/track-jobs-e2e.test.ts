@@ -1,14 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { startTestServer, type TestServer } from './helpers/server.ts';
+import { join } from 'node:path';
+import type { TestServer } from './helpers/server.ts';
+import { startImportService, stopImportService } from './helpers/imports.ts';
 import { waitForJob } from './helpers/jobs.ts';
-import { sharedPath } from './helpers/shared.ts';
-import { startWorkers, type Workers } from '../src/worker/start.ts';
+import type { Workers } from '../src/worker/start.ts';
 import { probeAudio } from '../src/audio/probe.ts';
 import { getBalanceSeconds, listLedger } from '../src/store/credits.ts';
 
-const FAKE_YTDLP = resolve(import.meta.dirname, 'fixtures/fake-yt-dlp');
 
 /**
  * A track job end to end with a FAKE yt-dlp (the track site cannot be reached from here) whose
@@ -22,19 +21,9 @@ describe('track job with unknown duration, fake yt-dlp (real separation)', () =>
   let user: { id: string; key: string };
 
   beforeAll(async () => {
-    s = await startTestServer('sqlite', {
-      YTDLP_PATH: FAKE_YTDLP,
-      STEMFORGE_MODELS_DIR: sharedPath('models'),
-      RATE_LIMIT_PER_MINUTE: '100000',
-      WORKER_CONCURRENCY: '1',
-    });
-    workers = await startWorkers(s.rt);
-    user = await s.newAccount(300);
+    ({ s, workers, user } = await startImportService({ WORKER_CONCURRENCY: '1' }));
   });
-  afterAll(async () => {
-    await workers?.stop();
-    await s?.close();
-  });
+  afterAll(() => stopImportService({ s, workers }));
 
   test('holds 240 credits, completes with fullAudio + stems, and charges the real 7', async () => {
     const res = await s.api('/v1/track-jobs', {

@@ -1,13 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { resolve } from 'node:path';
-import { startTestServer, type TestServer } from './helpers/server.ts';
+import type { TestServer } from './helpers/server.ts';
+import { startImportService, stopImportService } from './helpers/imports.ts';
 import { waitForJob } from './helpers/jobs.ts';
-import { sharedPath } from './helpers/shared.ts';
-import { startWorkers, type Workers } from '../src/worker/start.ts';
+import type { Workers } from '../src/worker/start.ts';
 import { getBalanceSeconds, listLedger } from '../src/store/credits.ts';
 import { findJob } from '../src/store/jobs.ts';
 
-const FAKE_YTDLP = resolve(import.meta.dirname, 'fixtures/fake-yt-dlp');
 const TIMEOUT_MS = 4000;
 
 /**
@@ -21,21 +19,9 @@ describe('video jobs with a fake yt-dlp: refusals and download failures', () => 
   let user: { id: string; key: string };
 
   beforeAll(async () => {
-    s = await startTestServer('sqlite', {
-      YTDLP_PATH: FAKE_YTDLP,
-      YTDLP_TIMEOUT_MS: String(TIMEOUT_MS),
-      STEMFORGE_MODELS_DIR: sharedPath('models'),
-      RATE_LIMIT_PER_MINUTE: '100000',
-      JOB_MAX_ATTEMPTS: '2',
-      JOB_RETRY_BASE_MS: '100',
-    });
-    workers = await startWorkers(s.rt);
-    user = await s.newAccount(300);
+    ({ s, workers, user } = await startImportService({ YTDLP_TIMEOUT_MS: String(TIMEOUT_MS), JOB_MAX_ATTEMPTS: '2', JOB_RETRY_BASE_MS: '100' }));
   });
-  afterAll(async () => {
-    await workers?.stop();
-    await s?.close();
-  });
+  afterAll(() => stopImportService({ s, workers }));
 
   const create = async (key: string, json: unknown) => {
     const res = await s.api('/v1/video-jobs', { key, method: 'POST', json });
