@@ -14,7 +14,7 @@ import { analyzeStems } from './analyze-step.ts';
 /**
  * The separation stage shared by stem, video and track jobs: input from storage, HTDemucs
  * separation (progress 5-85 %), the optional vocal denoise, BPM/key analysis, outputs to storage.
- * `extraOutputs` lets video and track jobs add `fullAudio`.
+ * `extra.fullAudio` lets video and track jobs add the extracted audio as `fullAudio`.
  */
 export async function separateStage(
   rt: Runtime,
