@@ -34,9 +34,32 @@ export function isAcceptableContentType(type: string): boolean {
   return /^(audio\/[\w.+-]+|video\/(webm|mp4|ogg)|application\/octet-stream)$/i.test(type.split(';')[0].trim());
 }
 
-/** A file name safe to store and to put in Content-Disposition: no directories, no control characters. */
+const MAX_FILE_NAME_LENGTH = 200;
+
+/**
+ * A file name made safe to store, show and put in Content-Disposition: strips directory parts
+ * (both separators), control characters (C0, DEL, C1), bidi overrides, leading dots (hidden files,
+ * "..") and surrounding blanks; replaces quotes and characters Windows refuses; shortens to 200
+ * characters keeping the extension. Null when nothing usable is left.
+ */
+export function cleanFileName(raw: string): string | null {
+  let name = raw.split(/[/\\]/).pop() ?? '';
+  name = name
+    .replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
+    .replace(/["<>:|?*]/g, '_')
+    .trim()
+    .replace(/^\.+/, '')
+    .trim();
+  if (!name) return null;
+  if (name.length > MAX_FILE_NAME_LENGTH) {
+    const dot = name.lastIndexOf('.');
+    const ext = dot > 0 && name.length - dot <= 10 ? name.slice(dot) : '';
+    name = name.slice(0, MAX_FILE_NAME_LENGTH - ext.length) + ext;
+  }
+  return name;
+}
+
+/** `cleanFileName`, with `audio` when nothing usable is left. */
 export function sanitizeFileName(name: string): string {
-  const base = name.split(/[\\/]/).pop() ?? '';
-  const clean = base.replace(/[\u0000-\u001f\u007f"]/g, '').trim().slice(0, 200);
-  return clean && clean !== '.' && clean !== '..' ? clean : 'audio';
+  return cleanFileName(name) ?? 'audio';
 }

@@ -37,11 +37,11 @@ export function denoiseJobRoutes(rt: Runtime) {
       errors: ['VALIDATION_ERROR'],
       handler: async ({ query, auth }) => {
         const offset = (query.page - 1) * query.limit;
-        const { rows, total } = await listJobs(rt.db, { accountId: auth.accountId, kind: 'denoise', status: query.status, limit: query.limit, offset });
+        const { rows, total, hasMore } = await listJobs(rt.db, { accountId: auth.accountId, kind: 'denoise', status: query.status, limit: query.limit, offset });
         const paging = { total, page: query.page, limit: query.limit };
         return {
           jobs: rows.map((row) => presentDenoiseJob(row, rt.config.publicUrl)),
-          pagination: { ...paging, hasMore: offset + rows.length < total },
+          pagination: { ...paging, hasMore },
           ...paging,
         };
       },

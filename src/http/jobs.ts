@@ -33,10 +33,10 @@ export function jobRoutes(rt: Runtime) {
       response: JobList,
       errors: ['VALIDATION_ERROR'],
       handler: async ({ query, auth }) => {
-        const { rows, total } = await listJobs(rt.db, { accountId: auth.accountId, kind: 'stem', ...query });
+        const { rows, total, hasMore } = await listJobs(rt.db, { accountId: auth.accountId, kind: 'stem', ...query });
         return {
           jobs: rows.map(presentStemListItem),
-          pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < total },
+          pagination: { total, limit: query.limit, offset: query.offset, hasMore },
         };
       },
     }),

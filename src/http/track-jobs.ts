@@ -37,10 +37,10 @@ export function trackJobRoutes(rt: Runtime) {
       response: TrackJobList,
       errors: ['VALIDATION_ERROR'],
       handler: async ({ query, auth }) => {
-        const { rows, total } = await listJobs(rt.db, { accountId: auth.accountId, kind: 'track', ...query });
+        const { rows, total, hasMore } = await listJobs(rt.db, { accountId: auth.accountId, kind: 'track', ...query });
         return {
           jobs: await Promise.all(rows.map((row) => presentTrackJob(row, rt.store))),
-          pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < total },
+          pagination: { total, limit: query.limit, offset: query.offset, hasMore },
         };
       },
     }),

@@ -36,10 +36,10 @@ export function videoJobRoutes(rt: Runtime) {
       response: VideoJobList,
       errors: ['VALIDATION_ERROR'],
       handler: async ({ query, auth }) => {
-        const { rows, total } = await listJobs(rt.db, { accountId: auth.accountId, kind: 'video', ...query });
+        const { rows, total, hasMore } = await listJobs(rt.db, { accountId: auth.accountId, kind: 'video', ...query });
         return {
           jobs: await Promise.all(rows.map((row) => presentVideoJob(row, rt.store))),
-          pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < total },
+          pagination: { total, limit: query.limit, offset: query.offset, hasMore },
         };
       },
     }),

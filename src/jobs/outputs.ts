@@ -1,4 +1,5 @@
 import type { BlobStore } from '../storage/blob-store.ts';
+import type { JobRow } from '../store/jobs.ts';
 
 /** A stored output: where it lives and how it downloads. */
 export interface StoredOutput {
@@ -32,4 +33,16 @@ export async function signOutputs(store: BlobStore, outputsJson: string | null):
 export function outputFileName(inputFileName: string, stem: string, ext: string): string {
   const base = inputFileName.replace(/\.[A-Za-z0-9]{1,8}$/, '').replace(/[^\w .()-]+/g, '_').trim() || 'audio';
   return `${base}-${stem}.${ext}`;
+}
+
+/**
+ * What a job reports once COMPLETED: its BPM/key and freshly signed output links; both null in
+ * any other state (outputs and metadata are available only when COMPLETED, contract).
+ */
+export async function completedResults(row: JobRow, store: BlobStore) {
+  if (row.status !== 'COMPLETED') return { audioMetadata: null, outputs: null };
+  return {
+    audioMetadata: row.audio_metadata_json ? (JSON.parse(row.audio_metadata_json) as { bpm: number | null; key: string | null }) : null,
+    outputs: await signOutputs(store, row.outputs_json),
+  };
 }

@@ -1,6 +1,6 @@
 import type { JobRow } from '../store/jobs.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
-import { signOutputs } from './outputs.ts';
+import { completedResults } from './outputs.ts';
 import { publicOptions } from './present-stem-job.ts';
 
 /**
@@ -40,19 +40,17 @@ export interface TrackJobInput extends MediaInputBase {
 export const videoInput = (row: JobRow) => JSON.parse(row.input_json) as VideoJobInput;
 export const trackInput = (row: JobRow) => JSON.parse(row.input_json) as TrackJobInput;
 
-const parseOrNull = <T>(json: string | null): T | null => (json ? (JSON.parse(json) as T) : null);
-
 async function common(row: JobRow, store: BlobStore) {
-  const completed = row.status === 'COMPLETED';
+  // Every read signs fresh 1-hour links (contract, "Output entry").
+  const { audioMetadata, outputs } = await completedResults(row, store);
   return {
     id: row.id,
     status: row.status,
     createdAt: row.created_at,
     progress: row.progress,
-    audioMetadata: completed ? parseOrNull<{ bpm: number | null; key: string | null }>(row.audio_metadata_json) : null,
+    audioMetadata,
     completedAt: row.completed_at,
-    // Every read signs fresh 1-hour links (contract, "Output entry").
-    outputs: completed ? await signOutputs(store, row.outputs_json) : null,
+    outputs,
     errorMessage: row.error_message,
   };
 }

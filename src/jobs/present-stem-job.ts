@@ -1,6 +1,6 @@
 import type { JobRow } from '../store/jobs.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
-import { signOutputs } from './outputs.ts';
+import { completedResults } from './outputs.ts';
 
 export interface StemInput {
   fileName: string;
@@ -29,10 +29,9 @@ export function publicOptions(row: JobRow) {
   return { outputType: o.outputType, quality: o.quality, outputFormat: o.outputFormat };
 }
 
-const parseOrNull = <T>(json: string | null): T | null => (json ? (JSON.parse(json) as T) : null);
-
 /** JobDetail (GET /jobs/{id}) with freshly signed output URLs. */
 export async function presentStemJob(row: JobRow, store: BlobStore) {
+  const { audioMetadata, outputs } = await completedResults(row, store);
   return {
     id: row.id,
     status: row.status,
@@ -42,12 +41,12 @@ export async function presentStemJob(row: JobRow, store: BlobStore) {
     completedAt: row.completed_at,
     input: jobInput(row),
     options: publicOptions(row),
-    audioMetadata: row.status === 'COMPLETED' ? parseOrNull<{ bpm: number | null; key: string | null }>(row.audio_metadata_json) : null,
-    outputs: row.status === 'COMPLETED' ? await signOutputs(store, row.outputs_json) : null,
+    audioMetadata,
+    outputs,
     creditsCharged: row.credits_charged ?? 0,
     errorMessage: row.error_message,
     expiresAt: row.expires_at,
-    metadata: parseOrNull<Record<string, unknown>>(row.metadata_json),
+    metadata: row.metadata_json ? (JSON.parse(row.metadata_json) as Record<string, unknown>) : null,
   };
 }
 

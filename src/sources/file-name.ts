@@ -3,29 +3,10 @@
  * Never used as a path on our disk: the fetcher writes to a path the caller chose.
  */
 
-const MAX_LENGTH = 200;
+import { cleanFileName as sanitizeFileName } from '../domain/formats.ts';
 
-/**
- * Strips everything that could act as a path or confuse a terminal or header: directory parts
- * (both separators), control characters (C0, DEL, C1), bidi overrides, quotes, leading dots
- * (hidden files, "..") and surrounding blanks. Returns null when nothing usable is left.
- */
-export function sanitizeFileName(raw: string): string | null {
-  let name = raw.split(/[/\\]/).pop() ?? '';
-  name = name
-    .replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
-    .replace(/["<>:|?*]/g, '_')
-    .trim()
-    .replace(/^\.+/, '')
-    .trim();
-  if (!name) return null;
-  if (name.length > MAX_LENGTH) {
-    const dot = name.lastIndexOf('.');
-    const ext = dot > 0 && name.length - dot <= 10 ? name.slice(dot) : '';
-    name = name.slice(0, MAX_LENGTH - ext.length) + ext;
-  }
-  return name;
-}
+/** Remote names go through the same cleaning as every stored file name (null when nothing is left). */
+export { sanitizeFileName };
 
 function decodeSafely(text: string): string {
   try {

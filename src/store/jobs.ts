@@ -27,15 +27,16 @@ export interface ListQuery {
   offset: number;
 }
 
-/** Newest first, with the total for pagination. */
-export async function listJobs(db: DbOrTx, q: ListQuery): Promise<{ rows: JobRow[]; total: number }> {
+/** Newest first, with the total and whether more rows follow this page. */
+export async function listJobs(db: DbOrTx, q: ListQuery): Promise<{ rows: JobRow[]; total: number; hasMore: boolean }> {
   let base = db.selectFrom('jobs').where('account_id', '=', q.accountId).where('kind', '=', q.kind);
   if (q.status) base = base.where('status', '=', q.status);
   const [rows, count] = await Promise.all([
     base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).offset(q.offset).execute(),
     base.select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow(),
   ]);
-  return { rows, total: Number(count.n) };
+  const total = Number(count.n);
+  return { rows, total, hasMore: q.offset + rows.length < total };
 }
 
 /**
