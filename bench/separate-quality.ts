@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { decodeToPlanar } from '../src/audio/decode.ts';
 import { defaultTools } from '../src/audio/tools.ts';
+import { getModelSpec } from '../src/models/registry.ts';
 import { resolveModel } from '../src/models/resolve.ts';
 import { QUALITY_SETTINGS, type InferenceSettings } from '../src/separation/quality.ts';
 import { SegmentModel } from '../src/separation/segment-model.ts';
@@ -49,7 +50,7 @@ try {
   writeFileSync(input, b);
 
   const modelPath = resolveModel('htdemucs', { modelsDir: join(dir, 'models') })!.files['htdemucs.onnx'];
-  const model = await SegmentModel.load(modelPath, { executionProvider: 'cpu', threads: 2 });
+  const model = await SegmentModel.load(modelPath, getModelSpec('htdemucs')!.stems!, { executionProvider: 'cpu', threads: 2 });
   const stems: StemName[] = ['drums', 'bass', 'other', 'vocals', 'instrumental'];
   const rows: Array<[string, Record<string, number>, number]> = [];
 

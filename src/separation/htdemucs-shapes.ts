@@ -11,6 +11,3 @@ export const HTDEMUCS_HOP = 1024;
 export const HTDEMUCS_SPEC_BINS = HTDEMUCS_NFFT / 2;
 /** STFT frames per segment: ceil(segment / hop). */
 export const HTDEMUCS_SPEC_FRAMES = Math.ceil(HTDEMUCS_SEGMENT_FRAMES / HTDEMUCS_HOP);
-/** Output source order of the network. */
-export const HTDEMUCS_SOURCES = ['drums', 'bass', 'other', 'vocals'] as const;
-export type HtdemucsSource = (typeof HTDEMUCS_SOURCES)[number];

@@ -1,11 +1,6 @@
 import * as ort from 'onnxruntime-node';
 import { DemucsSpectrogram } from './spectrogram.ts';
-import {
-  HTDEMUCS_SEGMENT_FRAMES,
-  HTDEMUCS_SOURCES,
-  HTDEMUCS_SPEC_BINS,
-  HTDEMUCS_SPEC_FRAMES,
-} from './htdemucs-shapes.ts';
+import { HTDEMUCS_SEGMENT_FRAMES, HTDEMUCS_SPEC_BINS, HTDEMUCS_SPEC_FRAMES } from './htdemucs-shapes.ts';
 import { htdemucsSessionOptions, type SessionTuning } from './session-options.ts';
 
 /** Time spent in one segment, for the benchmark's "where the time goes". */
@@ -17,11 +12,11 @@ export interface SegmentTimings {
 /**
  * HTDemucs on one training-length segment: spectrogram in, network, inverse spectrogram of the
  * spectral branch added to the time branch. One instance holds one onnxruntime session and is
- * meant to live for many jobs (loading costs about a second and 170 MB).
+ * meant to live for many jobs (loading costs a few seconds and about 500 MB). The four- and the
+ * six-source networks differ only in how many sources they output.
  */
 export class SegmentModel {
   readonly segmentFrames = HTDEMUCS_SEGMENT_FRAMES;
-  readonly sources = HTDEMUCS_SOURCES;
   readonly timings: SegmentTimings = { dspMs: 0, modelMs: 0 };
   private readonly specInput: Float32Array;
   /**
@@ -35,20 +30,32 @@ export class SegmentModel {
   private constructor(
     private readonly session: ort.InferenceSession,
     private readonly spectrogram: DemucsSpectrogram,
+    /** Source names in the network's output order. */
+    readonly sources: readonly string[],
   ) {
     this.specInput = new Float32Array(spectrogram.specSize(2));
-    const sources = HTDEMUCS_SOURCES.length;
-    this.specOutput = new ort.Tensor('float32', new Float32Array(sources * spectrogram.specSize(2)), [1, sources, 4, HTDEMUCS_SPEC_BINS, HTDEMUCS_SPEC_FRAMES]);
-    this.waveOutput = new ort.Tensor('float32', new Float32Array(sources * 2 * HTDEMUCS_SEGMENT_FRAMES), [1, sources, 2, HTDEMUCS_SEGMENT_FRAMES]);
+    const count = sources.length;
+    this.specOutput = new ort.Tensor('float32', new Float32Array(count * spectrogram.specSize(2)), [1, count, 4, HTDEMUCS_SPEC_BINS, HTDEMUCS_SPEC_FRAMES]);
+    this.waveOutput = new ort.Tensor('float32', new Float32Array(count * 2 * HTDEMUCS_SEGMENT_FRAMES), [1, count, 2, HTDEMUCS_SEGMENT_FRAMES]);
   }
 
-  static async load(modelPath: string, tuning: SessionTuning): Promise<SegmentModel> {
+  /** @param sources the network's sources in output order, as the model registry lists them. */
+  static async load(modelPath: string, sources: readonly string[], tuning: SessionTuning): Promise<SegmentModel> {
     const session = await ort.InferenceSession.create(modelPath, htdemucsSessionOptions(tuning));
     const [mixIn, specIn] = session.inputNames;
     if (!mixIn || !specIn || session.outputNames.length !== 2) {
+      await session.release();
       throw new Error(`${modelPath} does not look like an HTDemucs export (inputs ${session.inputNames.join(', ')})`);
     }
-    return new SegmentModel(session, await DemucsSpectrogram.create(HTDEMUCS_SEGMENT_FRAMES));
+    // The time branch is [1, sources, 2, frames]: a registry entry with the wrong source list
+    // would otherwise surface as an opaque onnxruntime shape error at the first segment.
+    const wave = session.outputMetadata[1];
+    const outputs = wave?.isTensor ? wave.shape[1] : undefined;
+    if (typeof outputs === 'number' && outputs !== sources.length) {
+      await session.release();
+      throw new Error(`${modelPath} outputs ${outputs} sources, but its registry entry lists ${sources.length} (${sources.join(', ')})`);
+    }
+    return new SegmentModel(session, await DemucsSpectrogram.create(HTDEMUCS_SEGMENT_FRAMES), sources);
   }
 
   /**

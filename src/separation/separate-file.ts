@@ -4,7 +4,7 @@ import { AudioEncoder, type AudioFormat } from '../audio/encode.ts';
 import type { FfmpegTools } from '../audio/tools.ts';
 import { QUALITY_SETTINGS, type InferenceSettings, type QualityTier } from './quality.ts';
 import { separateStream, type SegmentSeparator, type StreamResult } from './separate-stream.ts';
-import { DEFAULT_INSTRUMENTAL_MODE, STEM_NAMES, type InstrumentalMode, type StemName } from './stems.ts';
+import { checkStemsAvailable, DEFAULT_INSTRUMENTAL_MODE, STEM_NAMES, type InstrumentalMode, type StemName } from './stems.ts';
 
 /** One separation job, as the job workers and the CLI describe it. */
 export interface SeparateRequest {
@@ -55,6 +55,7 @@ export async function separateFileWith(
   env: { sampleRate: number; tools: FfmpegTools; onProgress?: (f: number) => void; signal?: AbortSignal },
 ): Promise<SeparateResult> {
   validateRequest(r);
+  checkStemsAvailable(r.stems, model.sources);
   const started = performance.now();
   const before = { ...(model.timings ?? { modelMs: 0, dspMs: 0 }) };
   await mkdir(r.outDir, { recursive: true });

@@ -78,7 +78,7 @@ export async function separateStream(
     input.read(emitted, n, mix);
     const out = new Float32Array(2 * n);
     for (const stem of stems) {
-      renderStem(stem, sources, mix, n, o.instrumental, out);
+      renderStem(stem, sources, model.sources, mix, n, o.instrumental, out);
       await sinks[stem]!.write(out);
     }
     emitted = to;

@@ -13,12 +13,12 @@ export interface SessionTuning {
  * onnxruntime session options for HTDemucs, chosen by measurement (`bench/separate-session.ts`,
  * `bench/separate.ts`; figures in docs/separation.md).
  *
- * The graph has one fixed input shape, so the memory pattern (a pre-planned layout of every
- * intermediate tensor, computed on the first run) serves every later run. With the CPU arena on as
- * well, the arena first grows tensor by tensor on the first run and then has to find one block for
- * the whole pattern, so it holds both (about 5 GB). With the arena off the pattern is one plain
- * allocation per run: the whole pipeline peaks at 3.4 GB on 60 s and 2.94 GB on 10 minutes, faster
- * than the arena. (Pattern off too was measured: same speed, higher exact peak, 3.69 GB.)
+ * CPU arena off and memory pattern off: every intermediate tensor is allocated when it is produced
+ * and freed after its last use, so nothing is held between runs. The arena keeps the run's high
+ * water mark (3.5 GB, and its first two runs are slow while it grows); the memory pattern plans all
+ * tensors into one block per run (4.1 GB with huge pages). Off/off is fast only with the malloc
+ * tunables of the separation process (engine-env.ts): 1.9 s per segment and a 2.6 GB session peak
+ * here, against 7.1 s without them.
  * Sequential execution: the graph is a chain, parallel mode only adds scheduling threads.
  */
 export function htdemucsSessionOptions(t: SessionTuning): InferenceSession.SessionOptions {
@@ -27,7 +27,7 @@ export function htdemucsSessionOptions(t: SessionTuning): InferenceSession.Sessi
     graphOptimizationLevel: 'all',
     executionMode: 'sequential',
     enableCpuMemArena: false,
-    enableMemPattern: true,
+    enableMemPattern: false,
     ...(t.threads > 0 ? { intraOpNumThreads: t.threads } : {}),
     interOpNumThreads: 1,
     // Flush denormal floats to zero: near-silent activations otherwise hit x86's slow denormal

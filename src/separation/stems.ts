@@ -1,79 +1,70 @@
-import { HTDEMUCS_SOURCES } from './htdemucs-shapes.ts';
-
 /** A stem the engine can write. `instrumental` is everything but the vocals. */
-export type StemName = 'vocals' | 'instrumental' | 'drums' | 'bass' | 'other';
-export const STEM_NAMES: readonly StemName[] = ['vocals', 'instrumental', 'drums', 'bass', 'other'];
+export type StemName = 'vocals' | 'instrumental' | 'drums' | 'bass' | 'other' | 'piano' | 'guitar';
+export const STEM_NAMES: readonly StemName[] = ['vocals', 'instrumental', 'drums', 'bass', 'other', 'piano', 'guitar'];
 
-/** The API's output types that the four-source model serves (SIX_STEMS needs `htdemucs_6s`). */
-export type FourSourceOutputType = 'VOCALS' | 'INSTRUMENTAL' | 'BOTH' | 'FOUR_STEMS';
+/** Registry names of the separation models. */
+export const FOUR_STEM_MODEL = 'htdemucs';
+export const SIX_STEM_MODEL = 'htdemucs_6s';
 
-/** Stems written for each output type. */
-export function stemsForOutputType(type: FourSourceOutputType): StemName[] {
-  switch (type) {
-    case 'VOCALS':
-      return ['vocals'];
-    case 'INSTRUMENTAL':
-      return ['instrumental'];
-    case 'BOTH':
-      return ['vocals', 'instrumental'];
-    case 'FOUR_STEMS':
-      return ['vocals', 'drums', 'bass', 'other'];
-  }
+/**
+ * The model that serves a set of stems: the six-source one only when piano or guitar is asked for.
+ * Everything else uses the four-source model, which separates vocals, drums and bass better (its
+ * "other" also holds what the six-source model splits into piano and guitar).
+ */
+export function modelForStems(stems: readonly StemName[]): string {
+  return stems.some((s) => s === 'piano' || s === 'guitar') ? SIX_STEM_MODEL : FOUR_STEM_MODEL;
 }
 
 /**
  * How the instrumental is formed from the network's outputs:
  * - `residual`: the input mixture minus the separated vocals, so vocals + instrumental = input;
- * - `sum`: drums + bass + other.
+ * - `sum`: the sum of every source but the vocals.
  * Measured on MUSDB18 "Falcon 69" (bench/separate-quality.ts, docs/separation.md), `residual`
  * scores the higher SDR, so it is the default.
  */
 export type InstrumentalMode = 'residual' | 'sum';
 export const DEFAULT_INSTRUMENTAL_MODE: InstrumentalMode = 'residual';
 
-const index = (name: string) => HTDEMUCS_SOURCES.indexOf(name as (typeof HTDEMUCS_SOURCES)[number]);
-const DRUMS = index('drums');
-const BASS = index('bass');
-const OTHER = index('other');
-const VOCALS = index('vocals');
+/** Throws unless every stem can be made from a model with these sources. */
+export function checkStemsAvailable(stems: readonly StemName[], sources: readonly string[]): void {
+  for (const stem of stems) {
+    if (stem !== 'instrumental' && !sources.includes(stem)) {
+      throw new Error(`the '${stem}' stem needs a model that separates it (this one gives ${sources.join(', ')})`);
+    }
+  }
+  if (stems.includes('instrumental') && !sources.includes('vocals')) throw new Error('the instrumental needs a model that separates vocals');
+}
 
 /**
- * Writes one stem's samples for `n` frames, interleaved stereo, into `out`.
- * `sources` is `[source][channel][n]` in one array, `mix` is `[channel][n]` (planar) in one array.
+ * Writes one stem's samples for `n` frames, interleaved stereo, into `out`. `sources` is
+ * `[source][channel][n]` in one array, in the order of `sourceNames`; `mix` is `[channel][n]`
+ * (planar) in one array.
  */
 export function renderStem(
   stem: StemName,
   sources: Float32Array,
+  sourceNames: readonly string[],
   mix: Float32Array,
   n: number,
   mode: InstrumentalMode,
   out: Float32Array,
 ): void {
   const row = (s: number, c: number) => (s * 2 + c) * n;
+  const vocals = sourceNames.indexOf('vocals');
   for (let c = 0; c < 2; c++) {
-    for (let i = 0; i < n; i++) {
-      let v: number;
-      switch (stem) {
-        case 'vocals':
-          v = sources[row(VOCALS, c) + i];
-          break;
-        case 'drums':
-          v = sources[row(DRUMS, c) + i];
-          break;
-        case 'bass':
-          v = sources[row(BASS, c) + i];
-          break;
-        case 'other':
-          v = sources[row(OTHER, c) + i];
-          break;
-        case 'instrumental':
-          v =
-            mode === 'residual'
-              ? mix[c * n + i] - sources[row(VOCALS, c) + i]
-              : sources[row(DRUMS, c) + i] + sources[row(BASS, c) + i] + sources[row(OTHER, c) + i];
-          break;
-      }
-      out[i * 2 + c] = v;
+    if (stem !== 'instrumental') {
+      const from = row(sourceNames.indexOf(stem), c);
+      for (let i = 0; i < n; i++) out[i * 2 + c] = sources[from + i];
+    } else if (mode === 'residual') {
+      const v = row(vocals, c);
+      for (let i = 0; i < n; i++) out[i * 2 + c] = mix[c * n + i] - sources[v + i];
+    } else {
+      for (let i = 0; i < n; i++) out[i * 2 + c] = 0;
+      sourceNames.forEach((_, s) => {
+        if (s === vocals) return;
+        const from = row(s, c);
+        for (let i = 0; i < n; i++) out[i * 2 + c] += sources[from + i];
+      });
     }
   }
 }

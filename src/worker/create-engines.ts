@@ -1,39 +1,55 @@
 import type { Config } from '../config.ts';
-import { SeparationEngine } from '../separation/engine.ts';
+import { ModelNotInstalledError, SeparationEngine } from '../separation/engine.ts';
+import { modelForStems } from '../separation/stems.ts';
 import { DenoiseEngine } from '../denoise/engine.ts';
 import { analyzeAudioInThread } from '../analysis/analyze-off-thread.ts';
 import { isModelInstalled, resolveModel } from '../models/resolve.ts';
+import { PermanentJobError } from './job-errors.ts';
 import type { Engines } from './engines.ts';
 
 /**
- * The real engines: a pool of warm HTDemucs threads (one per concurrent job, each holds its ONNX
- * session), one DeepFilterNet3 thread, and the BPM/key analyser. Threads start on first use.
+ * The real engines: warm separation processes (one per concurrent job, each holds its model), one
+ * DeepFilterNet3 thread, and the BPM/key analyser. Engines start on first use.
  */
 export function createEngines(config: Config): Engines {
-  const idle: SeparationEngine[] = [];
-  const all: SeparationEngine[] = [];
+  const idle = new Map<string, SeparationEngine[]>();
+  const all = new Set<SeparationEngine>();
   let denoiser: DenoiseEngine | undefined;
 
-  const acquire = (): SeparationEngine => {
-    const engine =
-      idle.pop() ??
-      new SeparationEngine({
-        modelsDir: config.modelsDir,
-        executionProvider: config.onnx.executionProvider,
-        threads: config.onnx.threads,
-        tools: config.ffmpeg,
-      });
-    if (!all.includes(engine)) all.push(engine);
+  const acquire = (model: string): SeparationEngine => {
+    const warm = idle.get(model)?.pop();
+    if (warm) return warm;
+    // At most `concurrency` engines stay warm: an idle engine of the other model makes room.
+    if (all.size >= config.workers.concurrency) {
+      const spare = [...idle.values()].find((list) => list.length > 0)?.pop();
+      if (spare) {
+        all.delete(spare);
+        void spare.close();
+      }
+    }
+    const engine = new SeparationEngine({
+      modelsDir: config.modelsDir,
+      model,
+      executionProvider: config.onnx.executionProvider,
+      threads: config.onnx.threads,
+      tools: config.ffmpeg,
+      idleTimeoutMs: config.onnx.separationIdleSeconds > 0 ? config.onnx.separationIdleSeconds * 1000 : undefined,
+    });
+    all.add(engine);
     return engine;
   };
 
   return {
     async separate(req) {
-      const engine = acquire();
+      const model = modelForStems(req.stems);
+      const engine = acquire(model);
       try {
-        return await engine.separateFile({ ...req, stems: req.stems as never });
+        return await engine.separateFile({ ...req, stems: req.stems });
+      } catch (err) {
+        // Retrying cannot install a model.
+        throw err instanceof ModelNotInstalledError ? new PermanentJobError(err.message) : err;
       } finally {
-        idle.push(engine);
+        idle.set(model, [...(idle.get(model) ?? []), engine]);
       }
     },
     async denoise(req) {
@@ -53,7 +69,7 @@ export function createEngines(config: Config): Engines {
     },
     hasModel: (name) => isModelInstalled(name, { modelsDir: config.modelsDir }),
     async close() {
-      await Promise.all(all.map((e) => e.close()));
+      await Promise.all([...all].map((e) => e.close()));
       await denoiser?.close();
     },
   };

@@ -1,9 +1,15 @@
-// Worker-thread entry for TypeScript modules: installs tsx's loader in this thread, exposes the
-// caller's workerData unwrapped, then loads the real entry module.
+// Entry for TypeScript modules started as a worker thread or a child process: installs tsx's
+// loader (loader hooks are inherited by neither), then loads the real entry module. A thread gets
+// its entry and data through workerData (the data is exposed unwrapped); a process gets its entry
+// as the first argument.
 import { register } from 'tsx/esm/api';
 import * as threads from 'node:worker_threads';
 
 register();
-const { entry, data } = threads.workerData;
-globalThis.__stemforgeWorkerData = data;
-await import(entry);
+if (threads.isMainThread) {
+  await import(process.argv[2]);
+} else {
+  const { entry, data } = threads.workerData;
+  globalThis.__stemforgeWorkerData = data;
+  await import(entry);
+}

@@ -1,0 +1,133 @@
+import { encodeNode, type NewNode, type OnnxNode } from '../onnx/node.ts';
+import type { GraphEdit } from '../onnx/model-file.ts';
+
+/**
+ * Replaces the attention blocks of an HTDemucs export with onnxruntime's fused
+ * `com.microsoft.MultiHeadAttention`, which runs as flash attention on the CPU: the score matrix
+ * (8 heads x 2688 x 2688 floats, 231 MB, for the spectral branch) is never materialised, and the
+ * attention runs at GEMM speed instead of as two strided batched MatMuls and a Softmax (measured in
+ * docs/separation.md).
+ *
+ * The export traces torch's `F.multi_head_attention_forward` at batch 1. Each block is, from the
+ * projected query/key/value `X` of shape [S, 1, D] (sequence first):
+ *   Reshape [S, H, dh] -> Transpose [H, S, dh] -> Reshape [1, H, S, dh]        (k also transposed)
+ *   MatMul(q * sqrt(scale), k^T * sqrt(scale)) -> Softmax -> MatMul(., v)        scale = 1/sqrt(dh)
+ *   Transpose [S, 1, H, dh] -> Reshape [S, D] -> out-projection
+ * Because the batch is 1, [S, 1, D] and [1, S, D] share one memory layout, so the fused node takes
+ * the projected tensors through plain Reshapes and gives back [S, D]. Blocks that do not match
+ * exactly (another batch size, a mask, another scale) are left as they are.
+ */
+export function fuseAttention(
+  nodes: OnnxNode[],
+  graph: { outputs: readonly string[]; inputs: readonly { dims: readonly (number | null)[] }[] },
+): { edit: GraphEdit; fused: number } {
+  const batchOfOne = graph.inputs.length > 0 && graph.inputs.every((i) => i.dims[0] === 1);
+  const producer = new Map<string, number>();
+  const consumers = new Map<string, number[]>();
+  nodes.forEach((n, i) => {
+    for (const o of n.outputs) producer.set(o, i);
+    for (const x of n.inputs) consumers.set(x, [...(consumers.get(x) ?? []), i]);
+  });
+  const from = (tensor: string, op: string) => {
+    const i = producer.get(tensor);
+    return i !== undefined && nodes[i].op === op && !nodes[i].domain ? nodes[i] : undefined;
+  };
+  const only = (tensor: string, op: string) => {
+    const c = consumers.get(tensor) ?? [];
+    return c.length === 1 && nodes[c[0]].op === op ? c[0] : undefined;
+  };
+  const constant = (tensor: string) => {
+    const a = from(tensor, 'Constant')?.attributes.value;
+    return a?.kind === 'tensor' ? a.value.values : undefined;
+  };
+  const perm = (n: OnnxNode | undefined) => (n?.attributes.perm?.kind === 'ints' ? n.attributes.perm.value.join(',') : undefined);
+
+  /**
+   * Heads of `X` ([S, 1, D]) reshaped to [1, H, S, dh]: returns X and H. The spectral branch's
+   * shapes are constants; the time branch computes them (Concat of [batch, H, S, dh]) from shapes
+   * that are static because the graph's inputs are, so there the batch of 1 is the input's.
+   */
+  const heads = (tensor: string) => {
+    const r4 = from(tensor, 'Reshape');
+    const t = r4 && from(r4.inputs[0], 'Transpose');
+    const r3 = t && from(t.inputs[0], 'Reshape');
+    if (!r4 || !r3 || perm(t) !== '1,0,2') return undefined;
+    const shape = constant(r4.inputs[1]);
+    const concat = from(r4.inputs[1], 'Concat');
+    const h = shape ? (shape.length === 4 && shape[0] === 1 ? shape[1] : undefined) : batchOfOne && concat?.inputs.length === 4 ? constant(concat.inputs[1])?.[0] : undefined;
+    return h ? { x: r3.inputs[0], heads: h } : undefined;
+  };
+  /** True when `tensor` is sqrt(1/sqrt(dh)) computed from the last dimension of `q`, torch's default scale. */
+  const defaultScale = (tensor: string, q: string) => {
+    const div = from(from(from(tensor, 'Sqrt')?.inputs[0] ?? '', 'Cast')?.inputs[0] ?? '', 'Div');
+    const one = div && constant(div.inputs[0]);
+    const slice = div && from(from(from(div.inputs[1], 'Sqrt')?.inputs[0] ?? '', 'Cast')?.inputs[0] ?? '', 'Slice');
+    const shape = slice && from(slice.inputs[0], 'Shape');
+    return one?.length === 1 && one[0] === 1 && shape?.inputs[0] === q && constant(slice!.inputs[1])?.[0] === -1;
+  };
+
+  const edit: GraphEdit = { drop: new Set(), insertBefore: new Map(), addOpsets: { 'com.microsoft': 1 } };
+  const reads = new Set<string>();
+  let fused = 0;
+  nodes.forEach((softmax, si) => {
+    if (softmax.op !== 'Softmax' || softmax.domain) return;
+    const scores = from(softmax.inputs[0], 'MatMul');
+    const m2 = only(softmax.outputs[0], 'MatMul');
+    const qMul = scores && from(scores.inputs[0], 'Mul');
+    const kMul = scores && from(scores.inputs[1], 'Mul');
+    const kT = kMul && from(kMul.inputs[0], 'Transpose');
+    if (m2 === undefined || !qMul || !kT || perm(kT) !== '0,1,3,2' || nodes[m2].inputs[0] !== softmax.outputs[0]) return;
+    const q = heads(qMul.inputs[0]);
+    const k = heads(kT.inputs[0]);
+    const v = heads(nodes[m2].inputs[1]);
+    const t6 = only(nodes[m2].outputs[0], 'Transpose');
+    const r9 = t6 !== undefined ? only(nodes[t6].outputs[0], 'Reshape') : undefined;
+    if (!q || !k || !v || r9 === undefined || perm(nodes[t6!]) !== '2,0,1,3') return;
+    if (k.heads !== q.heads || v.heads !== q.heads) return;
+    if (!defaultScale(qMul.inputs[1], qMul.inputs[0]) || !defaultScale(kMul.inputs[1], qMul.inputs[0])) return;
+
+    const p = `${softmax.name || `softmax_${si}`}/fused`;
+    const added: NewNode[] = [
+      // [S, 1, D] -> [1, S, D] (Reshape's 0 copies that dimension of the input).
+      { op: 'Constant', name: `${p}/batch_shape`, inputs: [], outputs: [`${p}/batch_shape`], attributes: { value_ints: [1, -1, 0] } },
+      ...(['q', 'k', 'v'] as const).map((name, i) => ({
+        op: 'Reshape',
+        name: `${p}/${name}`,
+        inputs: [[q, k, v][i].x, `${p}/batch_shape`],
+        outputs: [`${p}/${name}`],
+      })),
+      {
+        op: 'MultiHeadAttention',
+        domain: 'com.microsoft',
+        name: `${p}/attention`,
+        inputs: [`${p}/q`, `${p}/k`, `${p}/v`],
+        outputs: [`${p}/attention`],
+        attributes: { num_heads: q.heads },
+      },
+      // The replaced Reshape's own target shape ([S, D]) and output name: the out-projection reads
+      // the fused result unchanged.
+      { op: 'Reshape', name: `${p}/rows`, inputs: [`${p}/attention`, nodes[r9].inputs[1]], outputs: [nodes[r9].outputs[0]] },
+    ];
+    edit.insertBefore.set(r9, added.map(encodeNode));
+    edit.drop.add(r9);
+    for (const x of [q.x, k.x, v.x, nodes[r9].inputs[1]]) reads.add(x);
+    fused++;
+  });
+  if (fused === 0) return { edit: { drop: new Set(), insertBefore: new Map(), addOpsets: {} }, fused };
+  dropDeadNodes(nodes, edit, reads, graph.outputs);
+  return { edit, fused };
+}
+
+/** Drops nodes whose outputs nothing reads any more (the unfused attention paths), to a fixed point. */
+function dropDeadNodes(nodes: OnnxNode[], edit: GraphEdit, extraReads: Set<string>, graphOutputs: readonly string[]): void {
+  for (let changed = true; changed; ) {
+    const read = new Set([...extraReads, ...graphOutputs]);
+    nodes.forEach((n, i) => !edit.drop.has(i) && n.inputs.forEach((x) => read.add(x)));
+    changed = false;
+    nodes.forEach((n, i) => {
+      if (edit.drop.has(i) || n.outputs.length === 0 || n.outputs.some((o) => read.has(o))) return;
+      edit.drop.add(i);
+      changed = true;
+    });
+  }
+}
