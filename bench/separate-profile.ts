@@ -20,6 +20,7 @@ import { prepareModel } from '../src/separation/prepared-model.ts';
 import { getModelSpec } from '../src/models/registry.ts';
 import { readModelStructure } from '../src/onnx/model-file.ts';
 import type { OnnxAttribute } from '../src/onnx/node.ts';
+import { peakRssMb, timeSegmentRuns } from './fixtures/session-runs.ts';
 import { HTDEMUCS_SEGMENT_FRAMES, HTDEMUCS_SPEC_BINS, HTDEMUCS_SPEC_FRAMES } from '../src/separation/htdemucs-shapes.ts';
 import { htdemucsSessionOptions } from '../src/separation/session-options.ts';
 import { DemucsSpectrogram } from '../src/separation/spectrogram.ts';
@@ -45,10 +46,6 @@ const { values: opt } = parseArgs({
 const threads = Number(opt.threads), runs = Number(opt.runs), gemmN = Number(opt.gemm);
 const elems = (s: readonly number[]): number => s.reduce((a, b) => a * b, 1);
 
-function peakRssMb(): number {
-  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
-}
 
 async function child(modelPath: string): Promise<void> {
   // Real music rather than noise, standardised as the engine does (Demucs sees (x - mean) / std).
@@ -68,16 +65,7 @@ async function child(modelPath: string): Promise<void> {
     const t0 = performance.now();
     const session = await ort.InferenceSession.create(modelPath, { ...options, enableProfiling: true, profileFilePrefix: join(dir, 'htdemucs') });
     const loadMs = performance.now() - t0;
-    const times: number[] = [];
-    for (let i = 0; i < runs; i++) {
-      const t = performance.now();
-      const out = await session.run({
-        [session.inputNames[0]]: new ort.Tensor('float32', mix, [1, 2, HTDEMUCS_SEGMENT_FRAMES]),
-        [session.inputNames[1]]: new ort.Tensor('float32', spec, [1, 4, HTDEMUCS_SPEC_BINS, HTDEMUCS_SPEC_FRAMES]),
-      });
-      for (const v of Object.values(out)) v.dispose();
-      times.push(performance.now() - t);
-    }
+    const times = await timeSegmentRuns(session, mix, spec, runs);
     await session.release(); // writes the profile JSON
     const peak = peakRssMb();
     type Event = { cat: string; name: string; ts: number; dur: number; args: Record<string, unknown> };

@@ -5,11 +5,12 @@
  *   node bin/run-ts.mjs bench/separate-session.ts [runs] [name filter]
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-node';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { peakRssMb, timeSegmentRuns } from './fixtures/session-runs.ts';
 import { HTDEMUCS_SEGMENT_FRAMES, HTDEMUCS_SPEC_FRAMES, HTDEMUCS_SPEC_BINS } from '../src/separation/htdemucs-shapes.ts';
 import { engineProcessEnv } from '../src/separation/engine-env.ts';
 import { prepareModel } from '../src/separation/prepared-model.ts';
@@ -44,10 +45,6 @@ const variants: Variant[] = [
   },
 ];
 
-function peakRssMb(): number {
-  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
-}
 
 async function child(modelPath: string, options: ort.InferenceSession.SessionOptions, runs: number): Promise<void> {
   const t0 = performance.now();
@@ -55,16 +52,7 @@ async function child(modelPath: string, options: ort.InferenceSession.SessionOpt
   const loadMs = performance.now() - t0;
   const mix = new Float32Array(2 * HTDEMUCS_SEGMENT_FRAMES).map(() => Math.random() - 0.5);
   const spec = new Float32Array(4 * HTDEMUCS_SPEC_BINS * HTDEMUCS_SPEC_FRAMES).map(() => Math.random() - 0.5);
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t = performance.now();
-    const out = await session.run({
-      [session.inputNames[0]]: new ort.Tensor('float32', mix, [1, 2, HTDEMUCS_SEGMENT_FRAMES]),
-      [session.inputNames[1]]: new ort.Tensor('float32', spec, [1, 4, HTDEMUCS_SPEC_BINS, HTDEMUCS_SPEC_FRAMES]),
-    });
-    for (const v of Object.values(out)) v.dispose();
-    times.push(performance.now() - t);
-  }
+  const times = await timeSegmentRuns(session, mix, spec, runs);
   process.stdout.write(JSON.stringify({ loadMs, times, peakRssMb: peakRssMb() }));
 }
 

@@ -92,7 +92,7 @@ interface Pending {
  * A warm separator: one child process that loads the model once (checksum verified, cached) and
  * runs jobs one at a time, so the caller's event loop stays free and the model's memory lives and
  * dies with that process. If the process dies (killed, out of memory), its running job fails and
- * the next job starts a fresh one. For N concurrent jobs create N engines (each peaks near 2.8 GB).
+ * the next job starts a fresh one. For N concurrent jobs create N engines (each peaks near 2.3 GB).
  *
  * ```ts
  * const engine = new SeparationEngine({ modelsDir: config.modelsDir, executionProvider: config.onnx.executionProvider,
@@ -132,7 +132,11 @@ export class SeparationEngine {
     this.ready = new Promise<EngineReady>((resolve, reject) => {
       child.on('message', (m: FromEngine) => {
         if (m.type === 'ready') resolve({ loadMs: m.loadMs, rewrites: m.rewrites });
-        else if (m.type === 'load-error') reject(new Error(`cannot load the separation model: ${m.message}`));
+        else if (m.type === 'load-error') {
+          reject(new Error(`cannot load the separation model: ${m.message}`));
+          // A later job tries again (the operator may fix the model meanwhile).
+          void this.close();
+        }
         else this.onJobMessage(m);
       });
       child.on('error', (err) => {
