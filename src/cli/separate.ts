@@ -5,19 +5,20 @@ import { parseCommandArgs, UsageError } from './args.ts';
 import { ProgressBar } from './progress.ts';
 import { SeparationEngine } from '../separation/engine.ts';
 import { modelForStems, type StemName } from '../separation/stems.ts';
+import { STEMS_BY_OUTPUT_TYPE } from '../domain/job-state.ts';
 import type { QualityTier } from '../separation/quality.ts';
 import type { AudioFormat } from '../audio/encode.ts';
 
 const USAGE =
   'stemforge separate <input> -o <dir> [--stems vocals|instrumental|2|4|6] [--format mp3|wav|flac] [--quality fast|balanced|best]';
 
-const STEM_CHOICES: Record<string, StemName[]> = {
-  vocals: ['vocals'],
-  instrumental: ['instrumental'],
-  '2': ['vocals', 'instrumental'],
-  '4': ['vocals', 'drums', 'bass', 'other'],
-  // Needs the htdemucs_6s model (`stemforge models pull htdemucs_6s --url URL --sha256 HEX`).
-  '6': ['vocals', 'drums', 'bass', 'other', 'piano', 'guitar'],
+/** The API's output types by their CLI names; `6` needs the htdemucs_6s model. */
+const STEM_CHOICES: Record<string, readonly StemName[]> = {
+  vocals: STEMS_BY_OUTPUT_TYPE.VOCALS,
+  instrumental: STEMS_BY_OUTPUT_TYPE.INSTRUMENTAL,
+  '2': STEMS_BY_OUTPUT_TYPE.BOTH,
+  '4': STEMS_BY_OUTPUT_TYPE.FOUR_STEMS,
+  '6': STEMS_BY_OUTPUT_TYPE.SIX_STEMS,
 };
 
 /** `stemforge separate`: splits a file into stems offline, no server needed. */
@@ -63,7 +64,7 @@ export async function run(args: string[]): Promise<number> {
     const result = await engine.separateFile({
       inputPath: input,
       outDir: resolve(values.output),
-      stems,
+      stems: [...stems],
       format: format as AudioFormat,
       quality: quality as QualityTier,
       onProgress: (f) => bar.update(f),

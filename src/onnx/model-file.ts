@@ -1,7 +1,7 @@
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import type { GraphEdit } from './graph-edit.ts';
 import { decodeNode, encodeNode, type OnnxNode } from './node.ts';
-import { lengthDelimitedHeader, ProtoWriter, readFields, readVarint } from './protobuf.ts';
+import { lengthDelimitedHeader, ProtoWriter, readField, readFields } from './protobuf.ts';
 
 /**
  * An ONNX model file walked in place: the graph's nodes are decoded (they are small), while the
@@ -45,25 +45,11 @@ async function fieldsAt(fh: FileHandle, start: number, end: number): Promise<Fil
   const fields: FileField[] = [];
   let pos = start;
   while (pos < end) {
-    const head = await readAt(fh, pos, 20);
-    const key = readVarint(head, 0);
-    const field = Number(key.value >> 3n);
-    const wire = Number(key.value & 7n);
-    let valueStart = pos + key.next;
-    let valueEnd: number;
-    if (wire === 2) {
-      const len = readVarint(head, key.next);
-      valueStart = pos + len.next;
-      valueEnd = valueStart + Number(len.value);
-    } else if (wire === 0) {
-      valueEnd = pos + readVarint(head, key.next).next;
-    } else if (wire === 1 || wire === 5) {
-      valueEnd = valueStart + (wire === 1 ? 8 : 4);
-    } else {
-      throw new Error(`unsupported protobuf wire type ${wire} at byte ${pos}`);
-    }
+    // A key and a length take at most 20 bytes.
+    const f = readField(await readAt(fh, pos, 20), 0);
+    const valueEnd = pos + f.end;
     if (valueEnd > end) throw new Error(`truncated model file at byte ${pos}`);
-    fields.push({ field, headerStart: pos, start: valueStart, end: valueEnd });
+    fields.push({ field: f.field, headerStart: pos, start: pos + f.start, end: valueEnd });
     pos = valueEnd;
   }
   return fields;

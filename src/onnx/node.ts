@@ -7,14 +7,13 @@ export interface OnnxNode {
   name: string;
   inputs: string[];
   outputs: string[];
-  /** Decoded attributes: integers, integer lists, floats and tensors (`value` of a Constant). */
+  /** Decoded attributes: integers, integer lists and tensors (`value` of a Constant). */
   attributes: Record<string, OnnxAttribute>;
 }
 
 export type OnnxAttribute =
   | { kind: 'int'; value: number }
   | { kind: 'ints'; value: number[] }
-  | { kind: 'float'; value: number }
   | { kind: 'tensor'; value: ConstantTensor }
   | { kind: 'other' };
 
@@ -67,12 +66,11 @@ function decodeTensor(buf: Uint8Array, start: number, end: number): ConstantTens
   return undefined;
 }
 
-/** AttributeProto: name 1, f 2, i 3, t 5, ints 8. */
+/** AttributeProto: name 1, i 3, t 5, ints 8. */
 function decodeAttribute(buf: Uint8Array, start: number, end: number): [string, OnnxAttribute] {
   const fields = readFields(buf, start, end);
   const name = fields.find((f) => f.field === 1);
   const key = name ? utf8(buf, name) : '';
-  const f = fields.find((x) => x.field === 2);
   const i = fields.find((x) => x.field === 3);
   const t = fields.find((x) => x.field === 5);
   if (t) {
@@ -81,7 +79,6 @@ function decodeAttribute(buf: Uint8Array, start: number, end: number): [string, 
   }
   if (fields.some((x) => x.field === 8)) return [key, { kind: 'ints', value: integers(buf, fields, 8) }];
   if (i) return [key, { kind: 'int', value: Number(BigInt.asIntN(64, i.value!)) }];
-  if (f) return [key, { kind: 'float', value: new DataView(buf.buffer, buf.byteOffset + f.start, 4).getFloat32(0, true) }];
   return [key, { kind: 'other' }];
 }
 
@@ -98,17 +95,17 @@ export function decodeNode(buf: Uint8Array): OnnxNode {
   };
 }
 
-/** A new node to write: integer, integer-list and float attributes. */
+/** A new node to write: integer and integer-list attributes. */
 export interface NewNode {
   op: string;
   domain?: string;
   name: string;
   inputs: string[];
   outputs: string[];
-  attributes?: Record<string, number | readonly number[] | { float: number }>;
+  attributes?: Record<string, number | readonly number[]>;
 }
 
-/** Encodes a NodeProto (attribute types: 1 FLOAT, 2 INT, 7 INTS). */
+/** Encodes a NodeProto (attribute types: 2 INT, 7 INTS). */
 export function encodeNode(n: NewNode): Buffer {
   const w = new ProtoWriter();
   for (const input of n.inputs) w.string(1, input);
@@ -118,7 +115,6 @@ export function encodeNode(n: NewNode): Buffer {
     w.message(5, (a) => {
       a.string(1, name);
       if (typeof value === 'number') a.varint(3, value).varint(20, 2);
-      else if ('float' in value) a.float(2, value.float).varint(20, 1);
       else {
         for (const v of value) a.varint(8, v);
         a.varint(20, 7);

@@ -28,33 +28,35 @@ export function readVarint(buf: Uint8Array, pos: number): { value: bigint; next:
   }
 }
 
+/**
+ * The field starting at `buf[pos]`. Only the key and (for length-delimited fields) the length are
+ * read, so `buf` may hold just the field's first bytes: `end` can lie beyond it.
+ */
+export function readField(buf: Uint8Array, pos: number): Field {
+  const key = readVarint(buf, pos);
+  const field = Number(key.value >> 3n);
+  const wire = Number(key.value & 7n);
+  if (wire === 0) {
+    const v = readVarint(buf, key.next);
+    return { field, wire, value: v.value, start: key.next, end: v.next };
+  }
+  if (wire === 2) {
+    const len = readVarint(buf, key.next);
+    return { field, wire, start: len.next, end: len.next + Number(len.value) };
+  }
+  if (wire === 1 || wire === 5) return { field, wire, start: key.next, end: key.next + (wire === 1 ? 8 : 4) };
+  throw new Error(`unsupported protobuf wire type ${wire}`);
+}
+
 /** Splits `buf[start, end)` into its fields, in order. */
 export function readFields(buf: Uint8Array, start = 0, end = buf.length): Field[] {
   const fields: Field[] = [];
-  let pos = start;
-  while (pos < end) {
-    const key = readVarint(buf, pos);
-    pos = key.next;
-    const field = Number(key.value >> 3n);
-    const wire = Number(key.value & 7n);
-    if (wire === 0) {
-      const v = readVarint(buf, pos);
-      fields.push({ field, wire, value: v.value, start: pos, end: v.next });
-      pos = v.next;
-    } else if (wire === 2) {
-      const len = readVarint(buf, pos);
-      const to = len.next + Number(len.value);
-      fields.push({ field, wire, start: len.next, end: to });
-      pos = to;
-    } else if (wire === 1 || wire === 5) {
-      const size = wire === 1 ? 8 : 4;
-      fields.push({ field, wire, start: pos, end: pos + size });
-      pos += size;
-    } else {
-      throw new Error(`unsupported protobuf wire type ${wire}`);
-    }
+  for (let pos = start; pos < end; ) {
+    const f = readField(buf, pos);
+    fields.push(f);
+    pos = f.end;
   }
-  if (pos !== end) throw new Error('protobuf message overruns its length');
+  if (fields.length > 0 && fields[fields.length - 1].end !== end) throw new Error('protobuf message overruns its length');
   return fields;
 }
 
@@ -101,13 +103,6 @@ export class ProtoWriter {
     return this.bytes(field, inner.finish());
   }
 
-  /** A float field (wire type 5). */
-  float(field: number, value: number): this {
-    const b = Buffer.alloc(4);
-    b.writeFloatLE(value);
-    this.parts.push(encodeVarint((field << 3) | 5), b);
-    return this;
-  }
 
   finish(): Buffer {
     return Buffer.concat(this.parts);

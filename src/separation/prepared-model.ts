@@ -24,8 +24,9 @@ export const NO_REWRITES: GraphRewrites = { attention: 0 };
 
 /**
  * The model as the engine runs it: a copy whose attention blocks run fused (attention-fusion.ts),
- * kept in `<cacheDir>/.prepared/`, made once per model and machine (a second or two) and reused. The copy's checksum is recorded when it is written
- * and checked, like any model file, when it is used; a copy that fails the check is made again.
+ * kept in `<cacheDir>/.prepared/`, made once per model and machine (a second or two) and reused.
+ * The copy's checksum is recorded when it is written and checked, like any model file, when it is
+ * used; a copy that fails the check is made again.
  * `sha256` is the source's verified checksum; weights without one are told apart by size and
  * modification time. A graph without that attention is used as it is.
  */

@@ -1,7 +1,9 @@
 import type { Config } from '../config.ts';
 
 export type EngineFormat = 'mp3' | 'wav' | 'flac';
-export type EngineStem = 'vocals' | 'instrumental' | 'drums' | 'bass' | 'other' | 'piano' | 'guitar';
+import type { StemName } from '../separation/stems.ts';
+
+export type EngineStem = StemName;
 
 export interface SeparateRequest {
   inputPath: string;
