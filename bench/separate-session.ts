@@ -11,7 +11,11 @@ import * as ort from 'onnxruntime-node';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { peakRssMb, timeSegmentRuns } from './fixtures/session-runs.ts';
-import { HTDEMUCS_SEGMENT_FRAMES, HTDEMUCS_SPEC_FRAMES, HTDEMUCS_SPEC_BINS } from '../src/separation/htdemucs-shapes.ts';
+import {
+  HTDEMUCS_SEGMENT_FRAMES,
+  HTDEMUCS_SPEC_FRAMES,
+  HTDEMUCS_SPEC_BINS,
+} from '../src/separation/htdemucs-shapes.ts';
 import { engineProcessEnv } from '../src/separation/engine-env.ts';
 import { prepareModel } from '../src/separation/prepared-model.ts';
 import { getModelSpec } from '../src/models/registry.ts';
@@ -27,7 +31,12 @@ interface Variant {
 }
 
 // Every variant flushes denormals to zero (adopted: 3.85 -> 3.12 s per segment, output unchanged).
-const base = { intraOpNumThreads: 2, interOpNumThreads: 1, graphOptimizationLevel: 'all' as const, extra: { session: { set_denormal_as_zero: '1' } } };
+const base = {
+  intraOpNumThreads: 2,
+  interOpNumThreads: 1,
+  graphOptimizationLevel: 'all' as const,
+  extra: { session: { set_denormal_as_zero: '1' } },
+};
 const ours = engineProcessEnv({});
 const variants: Variant[] = [
   { name: 'arena on, pattern on (ORT default)', options: { ...base, enableCpuMemArena: true, enableMemPattern: true } },
@@ -35,8 +44,16 @@ const variants: Variant[] = [
   { name: 'arena on, pattern off', options: { ...base, enableCpuMemArena: true, enableMemPattern: false } },
   { name: 'arena off, pattern off', options: { ...base, enableCpuMemArena: false, enableMemPattern: false } },
   // The separation process's malloc settings (src/separation/engine-env.ts).
-  { name: 'arena off, pattern on, malloc tunables', options: { ...base, enableCpuMemArena: false, enableMemPattern: true }, env: { GLIBC_TUNABLES: ours.GLIBC_TUNABLES! } },
-  { name: 'arena off, pattern off, malloc tunables', options: { ...base, enableCpuMemArena: false, enableMemPattern: false }, env: { GLIBC_TUNABLES: ours.GLIBC_TUNABLES! } },
+  {
+    name: 'arena off, pattern on, malloc tunables',
+    options: { ...base, enableCpuMemArena: false, enableMemPattern: true },
+    env: { GLIBC_TUNABLES: ours.GLIBC_TUNABLES! },
+  },
+  {
+    name: 'arena off, pattern off, malloc tunables',
+    options: { ...base, enableCpuMemArena: false, enableMemPattern: false },
+    env: { GLIBC_TUNABLES: ours.GLIBC_TUNABLES! },
+  },
   {
     name: 'ours: off/off, tunables, rewritten graph',
     options: { ...base, enableCpuMemArena: false, enableMemPattern: false },
@@ -44,7 +61,6 @@ const variants: Variant[] = [
     rewritten: true,
   },
 ];
-
 
 async function child(modelPath: string, options: ort.InferenceSession.SessionOptions, runs: number): Promise<void> {
   const t0 = performance.now();
@@ -58,7 +74,11 @@ async function child(modelPath: string, options: ort.InferenceSession.SessionOpt
 
 const [mode, arg] = process.argv.slice(2);
 if (mode === '--child') {
-  const { modelPath, options, runs } = JSON.parse(arg) as { modelPath: string; options: ort.InferenceSession.SessionOptions; runs: number };
+  const { modelPath, options, runs } = JSON.parse(arg) as {
+    modelPath: string;
+    options: ort.InferenceSession.SessionOptions;
+    runs: number;
+  };
   await child(modelPath, options, runs);
 } else {
   const runs = Number(mode ?? 3);

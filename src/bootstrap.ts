@@ -18,7 +18,7 @@ export async function bootstrapLocalAccount(rt: Runtime): Promise<string | null>
     '  Stemforge created a local account on this first start.',
     `  Account: ${account.id} (${account.email})`,
     `  API key: ${key}`,
-    '  This key is shown only once: store it now. More keys: npx stemforge keys create --account ' + account.id,
+    `  This key is shown only once: store it now. More keys: npx stemforge keys create --account ${account.id}`,
     '',
     '  Try it:',
     `    curl -H "Authorization: Bearer ${key}" ${base}/balance`,

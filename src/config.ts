@@ -39,7 +39,10 @@ const envSchema = z.object({
   JOB_RETRY_BASE_MS: int(0).default(5_000),
   OUTPUT_RETENTION_HOURS: num(0.001).default(24),
   REDIS_URL: optionalString.pipe(z.url().optional()),
-  REDIS_PREFIX: z.string().regex(/^[\w.-]{1,64}$/).default('stemforge'),
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[\w.-]{1,64}$/)
+    .default('stemforge'),
   STORAGE: z.enum(['disk', 's3']).default('disk'),
   S3_BUCKET: optionalString,
   S3_REGION: z.string().default('us-east-1'),
@@ -169,7 +172,11 @@ export function loadConfig(env: Env = process.env): Config {
           }
         : { kind: 'disk', root: join(dataDir, 'blobs') },
     modelsDir: resolve(e.STEMFORGE_MODELS_DIR ?? join(dataDir, 'models')),
-    onnx: { executionProvider: e.ORT_EXECUTION_PROVIDER, threads: e.ORT_THREADS, separationIdleSeconds: e.SEPARATION_IDLE_SECONDS },
+    onnx: {
+      executionProvider: e.ORT_EXECUTION_PROVIDER,
+      threads: e.ORT_THREADS,
+      separationIdleSeconds: e.SEPARATION_IDLE_SECONDS,
+    },
     ytdlp: { path: e.YTDLP_PATH, timeoutMs: e.YTDLP_TIMEOUT_MS },
     ffmpeg: { ffmpegPath: e.FFMPEG_PATH, ffprobePath: e.FFPROBE_PATH },
     logLevel: e.LOG_LEVEL,

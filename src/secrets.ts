@@ -18,7 +18,7 @@ export async function resolveSigningSecret(configured: string | undefined, dataD
   }
   await mkdir(dataDir, { recursive: true });
   const secret = randomBytes(32).toString('hex');
-  await writeFile(file, secret + '\n', { mode: 0o600, flag: 'wx' }).catch(async (err: NodeJS.ErrnoException) => {
+  await writeFile(file, `${secret}\n`, { mode: 0o600, flag: 'wx' }).catch(async (err: NodeJS.ErrnoException) => {
     if (err.code !== 'EEXIST') throw err;
   });
   return (await readFile(file, 'utf8')).trim();

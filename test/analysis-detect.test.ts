@@ -4,7 +4,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AnalysisError, analyzeAudio, analyzeAudioDetailed } from '../src/analysis/analyze-audio.ts';
 import { analyzeAudioInThread } from '../src/analysis/analyze-off-thread.ts';
-import { KEY_CLIPS, renderGroove, renderKeyClip, SYNTH_RATE, TEMPO_CLIPS, writeWav } from '../bench/fixtures/synth-clips.ts';
+import {
+  KEY_CLIPS,
+  renderGroove,
+  renderKeyClip,
+  SYNTH_RATE,
+  TEMPO_CLIPS,
+  writeWav,
+} from '../bench/fixtures/synth-clips.ts';
 import { sharedPath } from './helpers/shared.ts';
 
 // Real ffmpeg decoding of synthesised clips with known labels, and of the shared labelled tracks.

@@ -28,7 +28,11 @@ describe('stem jobs end to end (real separation)', () => {
   const input = sharedPath('audio', 'musdb-falcon69', 'mixture.wav');
 
   beforeAll(async () => {
-    s = await startTestServer('sqlite', { STEMFORGE_MODELS_DIR: sharedPath('models'), WORKER_CONCURRENCY: '1', RATE_LIMIT_PER_MINUTE: '100000' });
+    s = await startTestServer('sqlite', {
+      STEMFORGE_MODELS_DIR: sharedPath('models'),
+      WORKER_CONCURRENCY: '1',
+      RATE_LIMIT_PER_MINUTE: '100000',
+    });
     workers = await startWorkers(s.rt);
     user = await s.newAccount(300);
     upload = await uploadFile(s, user.key, input, 'Falcon 69.wav');
@@ -40,7 +44,13 @@ describe('stem jobs end to end (real separation)', () => {
 
   const cases = [
     { outputType: 'BOTH', outputFormat: 'WAV', stems: ['vocals', 'instrumental'], ext: 'wav', type: 'audio/wav' },
-    { outputType: 'FOUR_STEMS', outputFormat: 'WAV', stems: ['vocals', 'drums', 'bass', 'other'], ext: 'wav', type: 'audio/wav' },
+    {
+      outputType: 'FOUR_STEMS',
+      outputFormat: 'WAV',
+      stems: ['vocals', 'drums', 'bass', 'other'],
+      ext: 'wav',
+      type: 'audio/wav',
+    },
     { outputType: 'VOCALS', outputFormat: 'MP3', stems: ['vocals'], ext: 'mp3', type: 'audio/mpeg' },
     { outputType: 'INSTRUMENTAL', outputFormat: 'FLAC', stems: ['instrumental'], ext: 'flac', type: 'audio/flac' },
   ] as const;
@@ -48,7 +58,11 @@ describe('stem jobs end to end (real separation)', () => {
   test.each(cases)('$outputType as $outputFormat completes with downloadable stems', async (c) => {
     const before = await getBalanceSeconds(s.rt.db, user.id);
     const created: any = await (
-      await s.api('/v1/jobs', { key: user.key, method: 'POST', json: { uploadKey: upload, outputType: c.outputType, outputFormat: c.outputFormat, quality: 'FAST' } })
+      await s.api('/v1/jobs', {
+        key: user.key,
+        method: 'POST',
+        json: { uploadKey: upload, outputType: c.outputType, outputFormat: c.outputFormat, quality: 'FAST' },
+      })
     ).json();
     expect(created.status).toBe('PENDING');
     const { job, progress } = await waitForJob(s, user.key, `/v1/jobs/${created.id}`);
@@ -98,7 +112,9 @@ describe('stem jobs end to end (real separation)', () => {
   });
 
   test('expiry deletes outputs: EXPIRED, outputs null, old links dead', async () => {
-    const { rows } = await import('../src/store/jobs.ts').then((m) => m.listJobs(s.rt.db, { accountId: user.id, kind: 'stem', limit: 1, offset: 0 }));
+    const { rows } = await import('../src/store/jobs.ts').then((m) =>
+      m.listJobs(s.rt.db, { accountId: user.id, kind: 'stem', limit: 1, offset: 0 }),
+    );
     const id = rows[0].id;
     const detail: any = await (await s.api(`/v1/jobs/${id}`, { key: user.key })).json();
     const url = Object.values(detail.outputs as Record<string, { url: string }>)[0].url;

@@ -22,7 +22,7 @@ describe('stem job creation and listing', () => {
     user = await s.newAccount(300);
     clip = await makeTone(join(s.dataDir, 'clip.wav'), 6);
     song = await uploadFile(s, user.key, clip, 'My Song.wav');
-    fileServer = createServer((req, res) => {
+    fileServer = createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'audio/wav' });
       createReadStream(clip).pipe(res);
     });
@@ -56,11 +56,28 @@ describe('stem job creation and listing', () => {
     const ledger = await listLedger(s.rt.db, user.id);
     expect(ledger.filter((l) => l.job_id === job.id).map((l) => l.kind)).toEqual(['hold']);
     const detail: any = await (await s.api(`/v1/jobs/${job.id}`, { key: user.key })).json();
-    expect(detail).toMatchObject({ id: job.id, status: 'PENDING', startedAt: null, completedAt: null, audioMetadata: null, outputs: null, creditsCharged: 0, errorMessage: null });
+    expect(detail).toMatchObject({
+      id: job.id,
+      status: 'PENDING',
+      startedAt: null,
+      completedAt: null,
+      audioMetadata: null,
+      outputs: null,
+      creditsCharged: 0,
+      errorMessage: null,
+    });
   });
 
   test('fileName overrides the derived name', async () => {
-    const job: any = await (await post({ uploadKey: song, fileName: 'Renamed.wav', outputType: 'VOCALS', quality: 'FAST', outputFormat: 'WAV' })).json();
+    const job: any = await (
+      await post({
+        uploadKey: song,
+        fileName: 'Renamed.wav',
+        outputType: 'VOCALS',
+        quality: 'FAST',
+        outputFormat: 'WAV',
+      })
+    ).json();
     expect(job.input.fileName).toBe('Renamed.wav');
     expect(job.options).toEqual({ outputType: 'VOCALS', quality: 'FAST', outputFormat: 'WAV' });
   });
@@ -73,7 +90,9 @@ describe('stem job creation and listing', () => {
     let res = await post({ uploadKey: foreign });
     expect(res.status).toBe(400);
     expect(await code(res)).toBe('UPLOAD_NOT_FOUND');
-    const pending: any = await (await s.api('/v1/upload', { key: user.key, method: 'POST', json: { filename: 'p.wav' } })).json();
+    const pending: any = await (
+      await s.api('/v1/upload', { key: user.key, method: 'POST', json: { filename: 'p.wav' } })
+    ).json();
     expect(await code(await post({ uploadKey: pending.uploadKey }))).toBe('UPLOAD_NOT_FOUND');
     res = await post({ sourceUrl: fileUrl });
     expect(res.status).toBe(400);
@@ -114,7 +133,11 @@ describe('stem job creation and listing', () => {
     const res = await post({ uploadKey: up }, poor.key);
     expect(res.status).toBe(402);
     const body: any = await res.json();
-    expect(body.error).toMatchObject({ code: 'INSUFFICIENT_CREDITS', requiredSeconds: 6, purchaseUrl: expect.stringMatching(/^https?:/) });
+    expect(body.error).toMatchObject({
+      code: 'INSUFFICIENT_CREDITS',
+      requiredSeconds: 6,
+      purchaseUrl: expect.stringMatching(/^https?:/),
+    });
     expect(await getBalanceSeconds(s.rt.db, poor.id)).toBe(4);
   });
 
@@ -141,11 +164,22 @@ describe('stem job creation and listing', () => {
     const pager = await s.newAccount(100);
     const up = await uploadFile(s, pager.key, clip, 'p.wav');
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push(((await (await post({ uploadKey: up, outputType: 'VOCALS' }, pager.key)).json()) as any).id);
+    for (let i = 0; i < 5; i++)
+      ids.push(((await (await post({ uploadKey: up, outputType: 'VOCALS' }, pager.key)).json()) as any).id);
     const page1: any = await (await s.api('/v1/jobs?limit=2', { key: pager.key })).json();
     expect(page1.pagination).toEqual({ total: 5, limit: 2, offset: 0, hasMore: true });
     expect(page1.jobs.map((j: any) => j.id)).toEqual([ids[4], ids[3]]);
-    expect(Object.keys(page1.jobs[0]).sort()).toEqual(['completedAt', 'createdAt', 'creditsCharged', 'errorMessage', 'id', 'input', 'options', 'progress', 'status']);
+    expect(Object.keys(page1.jobs[0]).sort()).toEqual([
+      'completedAt',
+      'createdAt',
+      'creditsCharged',
+      'errorMessage',
+      'id',
+      'input',
+      'options',
+      'progress',
+      'status',
+    ]);
     expect(Object.keys(page1.jobs[0].input).sort()).toEqual(['durationSeconds', 'fileName']);
     const page3: any = await (await s.api('/v1/jobs?limit=2&offset=4', { key: pager.key })).json();
     expect(page3.pagination).toEqual({ total: 5, limit: 2, offset: 4, hasMore: false });

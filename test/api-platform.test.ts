@@ -27,7 +27,10 @@ describe.each(['sqlite', 'postgres'] as const)('platform API on %s', (dialect) =
     expect((await s.api('/healthz')).status).toBe(200);
     const ready = await s.api('/readyz');
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toMatchObject({ status: 'ready', checks: { database: { ok: true }, ffmpeg: { ok: true } } });
+    expect(await ready.json()).toMatchObject({
+      status: 'ready',
+      checks: { database: { ok: true }, ffmpeg: { ok: true } },
+    });
   });
 
   test('authentication failures answer the contract codes', async () => {
@@ -39,7 +42,7 @@ describe.each(['sqlite', 'postgres'] as const)('platform API on %s', (dialect) =
     expect((await error(res)).code).toBe('INVALID_API_KEY');
     res = await s.api('/v1/balance', { headers: { authorization: `Basic ${user.key}` } });
     expect((await error(res)).code).toBe('INVALID_API_KEY');
-    res = await s.api('/v1/balance', { key: 'sk_live_' + 'x'.repeat(40) });
+    res = await s.api('/v1/balance', { key: `sk_live_${'x'.repeat(40)}` });
     expect(res.status).toBe(401);
     expect((await error(res)).code).toBe('INVALID_API_KEY');
     const other = await s.newAccount();
@@ -60,7 +63,12 @@ describe.each(['sqlite', 'postgres'] as const)('platform API on %s', (dialect) =
   });
 
   test('malformed and invalid requests get specific errors', async () => {
-    let res = await s.api('/v1/upload', { key: user.key, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"filename":' });
+    let res = await s.api('/v1/upload', {
+      key: user.key,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"filename":',
+    });
     expect(res.status).toBe(400);
     expect((await error(res)).code).toBe('INVALID_JSON');
     res = await s.api('/v1/upload', { key: user.key, method: 'POST', json: {} });
@@ -70,7 +78,12 @@ describe.each(['sqlite', 'postgres'] as const)('platform API on %s', (dialect) =
     expect(e.message).toContain('filename');
     res = await s.api('/v1/upload', { key: user.key, method: 'POST', json: [1] });
     expect((await error(res)).code).toBe('VALIDATION_ERROR');
-    res = await s.api('/v1/upload', { key: user.key, method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'filename=a.mp3' });
+    res = await s.api('/v1/upload', {
+      key: user.key,
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: 'filename=a.mp3',
+    });
     expect(res.status).toBe(415);
     expect((await error(res)).code).toBe('UNSUPPORTED_MEDIA_TYPE');
     res = await s.api('/v1/nope', { key: user.key });
@@ -91,7 +104,13 @@ describe.each(['sqlite', 'postgres'] as const)('platform API on %s', (dialect) =
     expect(ttl).toBeGreaterThan(14 * 60_000);
     expect(ttl).toBeLessThanOrEqual(15 * 60_000);
     expect(Object.keys(g.instructions).sort()).toEqual(['note', 'step1', 'step2']);
-    const explicit: any = await (await s.api('/v1/upload', { key: user.key, method: 'POST', json: { filename: 'a.bin.wav', contentType: 'audio/x-wav' } })).json();
+    const explicit: any = await (
+      await s.api('/v1/upload', {
+        key: user.key,
+        method: 'POST',
+        json: { filename: 'a.bin.wav', contentType: 'audio/x-wav' },
+      })
+    ).json();
     expect(explicit.contentType).toBe('audio/x-wav');
     const bad = await s.api('/v1/upload', { key: user.key, method: 'POST', json: { filename: 'notes.txt' } });
     expect(bad.status).toBe(400);
@@ -99,7 +118,11 @@ describe.each(['sqlite', 'postgres'] as const)('platform API on %s', (dialect) =
   });
 
   async function grant(filename = 'tone.wav', key = user.key) {
-    return (await (await s.api('/v1/upload', { key, method: 'POST', json: { filename } })).json()) as { uploadUrl: string; uploadKey: string; contentType: string };
+    return (await (await s.api('/v1/upload', { key, method: 'POST', json: { filename } })).json()) as {
+      uploadUrl: string;
+      uploadKey: string;
+      contentType: string;
+    };
   }
 
   test('signed PUT stores a probed file', async () => {
@@ -107,7 +130,12 @@ describe.each(['sqlite', 'postgres'] as const)('platform API on %s', (dialect) =
     const res = await fetch(g.uploadUrl, { method: 'PUT', headers: { 'content-type': 'audio/wav' }, body: tone });
     expect(res.status).toBe(200);
     const body: any = await res.json();
-    expect(body).toMatchObject({ uploadKey: g.uploadKey, fileName: 'tone.wav', fileSizeBytes: tone.length, contentType: 'audio/wav' });
+    expect(body).toMatchObject({
+      uploadKey: g.uploadKey,
+      fileName: 'tone.wav',
+      fileSizeBytes: tone.length,
+      contentType: 'audio/wav',
+    });
     expect(body.durationSeconds).toBeCloseTo(2.5, 1);
     const again = await fetch(g.uploadUrl, { method: 'PUT', headers: { 'content-type': 'audio/wav' }, body: tone });
     expect(again.status).toBe(409);
@@ -127,17 +155,29 @@ describe.each(['sqlite', 'postgres'] as const)('platform API on %s', (dialect) =
     // Another account's upload id with this URL's signature does not verify.
     const other = await s.newAccount();
     const foreign = await grant('x.wav', other.key);
-    res = await fetch(g.uploadUrl.replace(g.uploadKey, foreign.uploadKey), { method: 'PUT', headers: { 'content-type': 'audio/wav' }, body: tone });
+    res = await fetch(g.uploadUrl.replace(g.uploadKey, foreign.uploadKey), {
+      method: 'PUT',
+      headers: { 'content-type': 'audio/wav' },
+      body: tone,
+    });
     expect(res.status).toBe(403);
     expect((await error(res)).code).toBe('INVALID_SIGNATURE');
 
     const past = String(Math.floor(Date.now() / 1000) - 5);
     const sig = s.rt.signer.sign(uploadSignatureFields(g.uploadKey, past, 'audio/wav'));
-    res = await fetch(`${s.base}/v1/uploads/${g.uploadKey}?exp=${past}&sig=${sig}`, { method: 'PUT', headers: { 'content-type': 'audio/wav' }, body: tone });
+    res = await fetch(`${s.base}/v1/uploads/${g.uploadKey}?exp=${past}&sig=${sig}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'audio/wav' },
+      body: tone,
+    });
     expect(res.status).toBe(403);
     expect((await error(res)).code).toBe('UPLOAD_URL_EXPIRED');
 
-    res = await fetch(g.uploadUrl, { method: 'PUT', headers: { 'content-type': 'audio/wav' }, body: Buffer.from('this is not audio at all, just text named .wav') });
+    res = await fetch(g.uploadUrl, {
+      method: 'PUT',
+      headers: { 'content-type': 'audio/wav' },
+      body: Buffer.from('this is not audio at all, just text named .wav'),
+    });
     expect(res.status).toBe(400);
     expect((await error(res)).code).toBe('UNSUPPORTED_FORMAT');
 
@@ -165,7 +205,11 @@ describe.each(['sqlite', 'postgres'] as const)('platform API on %s', (dialect) =
     const path = join(s.dataDir, 'blob.bin');
     await writeFile(path, Buffer.from('0123456789abcdef'));
     await s.rt.store.putFile('jobs/test/out.bin', path, { contentType: 'application/octet-stream' });
-    const { url } = await s.rt.store.signedDownloadUrl('jobs/test/out.bin', { fileName: 'song-vocals.bin', contentType: 'application/octet-stream', expiresInSeconds: 3600 });
+    const { url } = await s.rt.store.signedDownloadUrl('jobs/test/out.bin', {
+      fileName: 'song-vocals.bin',
+      contentType: 'application/octet-stream',
+      expiresInSeconds: 3600,
+    });
     const res = await fetch(url, { headers: { range: 'bytes=2-5' } });
     expect(res.status).toBe(206);
     expect(await res.text()).toBe('2345');

@@ -48,7 +48,11 @@ describe('SIX_STEMS jobs end to end (fake six-source model pulled over HTTP)', (
   });
 
   const create = async (upload: string) =>
-    s.api('/v1/jobs', { key: user.key, method: 'POST', json: { uploadKey: upload, outputType: 'SIX_STEMS', quality: 'BEST', outputFormat: 'WAV' } });
+    s.api('/v1/jobs', {
+      key: user.key,
+      method: 'POST',
+      json: { uploadKey: upload, outputType: 'SIX_STEMS', quality: 'BEST', outputFormat: 'WAV' },
+    });
 
   test('before the model is pulled: 400 MODEL_NOT_INSTALLED naming it, nothing held', async () => {
     const upload = await uploadFile(s, user.key, input, 'Falcon 69.wav');

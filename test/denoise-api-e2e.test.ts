@@ -25,12 +25,19 @@ describe('denoise jobs end to end (real DeepFilterNet3)', () => {
   let cleanPath: string;
 
   beforeAll(async () => {
-    s = await startTestServer('sqlite', { STEMFORGE_MODELS_DIR: sharedPath('models'), RATE_LIMIT_PER_MINUTE: '100000' });
+    s = await startTestServer('sqlite', {
+      STEMFORGE_MODELS_DIR: sharedPath('models'),
+      RATE_LIMIT_PER_MINUTE: '100000',
+    });
     workers = await startWorkers(s.rt);
     user = await s.newAccount(300);
     // noisy_snr0.wav is the clean file plus noise at 0 dB, sample-aligned; 6 s keeps the run short.
     noisyPath = await trimClip(sharedPath('audio', 'denoise', 'noisy_snr0.wav'), join(s.dataDir, 'noisy6.wav'), 6);
-    cleanPath = await trimClip(sharedPath('audio', 'denoise', 'clean_freesound_33711.wav'), join(s.dataDir, 'clean6.wav'), 6);
+    cleanPath = await trimClip(
+      sharedPath('audio', 'denoise', 'clean_freesound_33711.wav'),
+      join(s.dataDir, 'clean6.wav'),
+      6,
+    );
   });
   afterAll(async () => {
     await workers?.stop();
@@ -45,7 +52,13 @@ describe('denoise jobs end to end (real DeepFilterNet3)', () => {
       await s.api('/v1/denoise-jobs', {
         key: user.key,
         method: 'POST',
-        json: { inputFileName: 'Street interview.wav', inputFilePath: uploaded.uploadKey, inputFileSize: uploaded.fileSizeBytes, durationSeconds: 6, outputFormat: 'WAV' },
+        json: {
+          inputFileName: 'Street interview.wav',
+          inputFilePath: uploaded.uploadKey,
+          inputFileSize: uploaded.fileSizeBytes,
+          durationSeconds: 6,
+          outputFormat: 'WAV',
+        },
       })
     ).json();
     expect(created).toMatchObject({ status: 'PENDING', outputFormat: 'WAV', creditsRequired: 6 });
@@ -79,7 +92,9 @@ describe('denoise jobs end to end (real DeepFilterNet3)', () => {
 
     // It is really cleaned: SI-SDR against the clean reference rises well above the noisy input's.
     const mono = { sampleRate: 48_000, channels: 1 };
-    const [clean, noisy, cleaned] = await Promise.all([cleanPath, noisyPath, outPath].map((p) => decodeToPlanar(p, mono)));
+    const [clean, noisy, cleaned] = await Promise.all(
+      [cleanPath, noisyPath, outPath].map((p) => decodeToPlanar(p, mono)),
+    );
     const before = siSdr(clean.channels[0], noisy.channels[0]);
     const after = siSdr(clean.channels[0], cleaned.channels[0]);
     expect(after - before).toBeGreaterThan(8);

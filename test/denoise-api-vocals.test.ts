@@ -13,7 +13,10 @@ describe('stem job with denoiseVocals (real separation and denoising)', () => {
   let workers: Workers;
 
   beforeAll(async () => {
-    s = await startTestServer('sqlite', { STEMFORGE_MODELS_DIR: sharedPath('models'), RATE_LIMIT_PER_MINUTE: '100000' });
+    s = await startTestServer('sqlite', {
+      STEMFORGE_MODELS_DIR: sharedPath('models'),
+      RATE_LIMIT_PER_MINUTE: '100000',
+    });
     workers = await startWorkers(s.rt);
   });
   afterAll(async () => {
@@ -25,7 +28,11 @@ describe('stem job with denoiseVocals (real separation and denoising)', () => {
     const user = await s.newAccount(300);
     const upload = await uploadFile(s, user.key, sharedPath('audio', 'musdb-falcon69', 'mixture.wav'), 'Falcon 69.wav');
     const created: any = await (
-      await s.api('/v1/jobs', { key: user.key, method: 'POST', json: { uploadKey: upload, outputType: 'VOCALS', quality: 'FAST', outputFormat: 'WAV', denoiseVocals: true } })
+      await s.api('/v1/jobs', {
+        key: user.key,
+        method: 'POST',
+        json: { uploadKey: upload, outputType: 'VOCALS', quality: 'FAST', outputFormat: 'WAV', denoiseVocals: true },
+      })
     ).json();
     const { job } = await waitForJob(s, user.key, `/v1/jobs/${created.id}`, 280_000);
     expect(job.errorMessage).toBeNull();

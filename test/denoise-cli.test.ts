@@ -9,18 +9,37 @@ import { sharedPath } from './helpers/shared.ts';
 const bin = resolve(import.meta.dirname, '../bin/stemforge.mjs');
 let dir: string;
 
-function stemforge(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function stemforge(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    execFile(process.execPath, [bin, ...args], { env: { ...process.env, ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
-      const code = err ? ((err as { code?: number }).code ?? 1) : 0;
-      done({ code: typeof code === 'number' ? code : 1, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [bin, ...args],
+      { env: { ...process.env, ...env }, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        const code = err ? ((err as { code?: number }).code ?? 1) : 0;
+        done({ code: typeof code === 'number' ? code : 1, stdout, stderr });
+      },
+    );
   });
 }
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'stemforge-denoise-cli-'));
-  execFileSync('ffmpeg', ['-nostdin', '-v', 'error', '-i', sharedPath('audio', 'denoise', 'noisy_snr0.wav'), '-t', '3', '-ar', '44100', join(dir, 'in.wav')]);
+  execFileSync('ffmpeg', [
+    '-nostdin',
+    '-v',
+    'error',
+    '-i',
+    sharedPath('audio', 'denoise', 'noisy_snr0.wav'),
+    '-t',
+    '3',
+    '-ar',
+    '44100',
+    join(dir, 'in.wav'),
+  ]);
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -39,7 +58,9 @@ describe('stemforge denoise', () => {
   });
 
   it('names `stemforge models pull dfn3` and STEMFORGE_MODELS_DIR when the model is absent', async () => {
-    const r = await stemforge(['denoise', join(dir, 'in.wav'), '-o', join(dir, 'x.mp3')], { STEMFORGE_MODELS_DIR: join(dir, 'no-models') });
+    const r = await stemforge(['denoise', join(dir, 'in.wav'), '-o', join(dir, 'x.mp3')], {
+      STEMFORGE_MODELS_DIR: join(dir, 'no-models'),
+    });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('stemforge models pull dfn3');
     expect(r.stderr).toContain('STEMFORGE_MODELS_DIR');

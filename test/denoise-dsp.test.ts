@@ -22,7 +22,16 @@ function noise(n: number, seed = 1): Float32Array {
 
 describe('DeepFilterNet3 DSP', () => {
   it('reads the STFT and filter parameters from config.ini', () => {
-    expect(params).toMatchObject({ sampleRate: 48000, fftSize: 960, hopSize: 480, nbErb: 32, nbDf: 96, dfOrder: 5, dfLookahead: 2, convLookahead: 2 });
+    expect(params).toMatchObject({
+      sampleRate: 48000,
+      fftSize: 960,
+      hopSize: 480,
+      nbErb: 32,
+      nbDf: 96,
+      dfOrder: 5,
+      dfLookahead: 2,
+      convLookahead: 2,
+    });
     expect(normAlpha(params)).toBeCloseTo(0.99, 6);
   });
 

@@ -17,13 +17,28 @@ let engine: DenoiseEngine;
 
 const ffmpeg = (...args: string[]) => execFileSync('ffmpeg', ['-nostdin', '-v', 'error', '-y', ...args]);
 const mono48 = async (path: string, channel = 0) =>
-  (await decodeToPlanar(path, { sampleRate: 48000, channels: channel === 0 ? 1 : 2, durationSeconds: SECONDS })).channels[channel === 0 ? 0 : channel - 1];
+  (await decodeToPlanar(path, { sampleRate: 48000, channels: channel === 0 ? 1 : 2, durationSeconds: SECONDS }))
+    .channels[channel === 0 ? 0 : channel - 1];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'stemforge-denoise-'));
   ffmpeg('-i', noisy, '-t', String(SECONDS), join(dir, 'noisy.wav'));
   // Music-rate stereo: noisy speech on the left, the clean speech on the right.
-  ffmpeg('-i', noisy, '-i', clean, '-filter_complex', '[0:a][1:a]amerge=inputs=2', '-t', String(SECONDS), '-ar', '44100', '-c:a', 'flac', join(dir, 'stereo.flac'));
+  ffmpeg(
+    '-i',
+    noisy,
+    '-i',
+    clean,
+    '-filter_complex',
+    '[0:a][1:a]amerge=inputs=2',
+    '-t',
+    String(SECONDS),
+    '-ar',
+    '44100',
+    '-c:a',
+    'flac',
+    join(dir, 'stereo.flac'),
+  );
   engine = new DenoiseEngine({ modelDir: sharedPath('models', 'dfn3') });
   await engine.ready();
 });
@@ -37,7 +52,12 @@ describe('DenoiseEngine (DeepFilterNet3, worker thread)', () => {
   it('improves SI-SDR of noisy speech and reports progress up to 1', async () => {
     const out = join(dir, 'clean.wav');
     const progress: number[] = [];
-    const result = await engine.denoiseFile({ inputPath: join(dir, 'noisy.wav'), outputPath: out, format: 'wav', onProgress: (f) => progress.push(f) });
+    const result = await engine.denoiseFile({
+      inputPath: join(dir, 'noisy.wav'),
+      outputPath: out,
+      format: 'wav',
+      onProgress: (f) => progress.push(f),
+    });
     expect(result.durationSeconds).toBeCloseTo(SECONDS, 2);
     expect(result.channels).toBe(1);
     const ref = await mono48(clean);
@@ -75,13 +95,19 @@ describe('DenoiseEngine (DeepFilterNet3, worker thread)', () => {
     await expect(job).rejects.toMatchObject({ name: 'AbortError' });
     expect(existsSync(out)).toBe(false);
     // The thread stays usable after a cancelled job.
-    const again = await engine.denoiseFile({ inputPath: join(dir, 'noisy.wav'), outputPath: join(dir, 'again.mp3'), format: 'mp3' });
+    const again = await engine.denoiseFile({
+      inputPath: join(dir, 'noisy.wav'),
+      outputPath: join(dir, 'again.mp3'),
+      format: 'mp3',
+    });
     expect(again.durationSeconds).toBeCloseTo(SECONDS, 2);
   });
 
   it('rejects an input that is not audio', async () => {
     const bogus = join(dir, 'bogus.wav');
     execFileSync('sh', ['-c', `echo not audio > ${bogus}`]);
-    await expect(engine.denoiseFile({ inputPath: bogus, outputPath: join(dir, 'x.wav'), format: 'wav' })).rejects.toThrow(/audio/);
+    await expect(
+      engine.denoiseFile({ inputPath: bogus, outputPath: join(dir, 'x.wav'), format: 'wav' }),
+    ).rejects.toThrow(/audio/);
   });
 });

@@ -40,7 +40,11 @@ describe('DeepFilterNet3 model files', () => {
       try {
         await expect(engine.ready()).rejects.toMatchObject({ name: 'ModelFilesError' });
         await expect(
-          engine.denoiseFile({ inputPath: sharedPath('audio', 'denoise', 'noisy_snr0.wav'), outputPath: join(bad, 'out.wav'), format: 'wav' }),
+          engine.denoiseFile({
+            inputPath: sharedPath('audio', 'denoise', 'noisy_snr0.wav'),
+            outputPath: join(bad, 'out.wav'),
+            format: 'wav',
+          }),
         ).rejects.toThrow(/checksum mismatch/);
       } finally {
         await engine.close();

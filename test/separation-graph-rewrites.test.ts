@@ -54,8 +54,17 @@ describe('rewrites of the HTDemucs graph (real model file)', () => {
       const engine = new SeparationEngine({ modelsDir: join(dir, 'models'), threads: 2, rewriteGraph });
       try {
         expect((await engine.start()).rewrites.attention).toBe(rewriteGraph ? 10 : 0);
-        const r = await engine.separateFile({ inputPath: input, outDir: join(dir, String(rewriteGraph)), stems: ['vocals', 'drums'], format: 'flac', quality: 'FAST' });
-        return { vocals: (await decodeToPlanar(r.files.vocals)).channels, drums: (await decodeToPlanar(r.files.drums)).channels };
+        const r = await engine.separateFile({
+          inputPath: input,
+          outDir: join(dir, String(rewriteGraph)),
+          stems: ['vocals', 'drums'],
+          format: 'flac',
+          quality: 'FAST',
+        });
+        return {
+          vocals: (await decodeToPlanar(r.files.vocals)).channels,
+          drums: (await decodeToPlanar(r.files.drums)).channels,
+        };
       } finally {
         await engine.close();
       }

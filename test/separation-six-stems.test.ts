@@ -19,7 +19,14 @@ describe('six stems through the engine (fake six-source model)', () => {
   writeFileSync(modelPath, fakeSixStemModel());
   const engines: SeparationEngine[] = [];
   const engine = (o: Partial<ConstructorParameters<typeof SeparationEngine>[0]> = {}) => {
-    const e = new SeparationEngine({ modelsDir: join(dir, 'models'), model: 'htdemucs_6s', modelPath, modelSha256: null, threads: 2, ...o });
+    const e = new SeparationEngine({
+      modelsDir: join(dir, 'models'),
+      model: 'htdemucs_6s',
+      modelPath,
+      modelSha256: null,
+      threads: 2,
+      ...o,
+    });
     engines.push(e);
     return e;
   };
@@ -39,7 +46,15 @@ describe('six stems through the engine (fake six-source model)', () => {
       // Without the whole-track normalisation each stand-in source is exactly gain x input.
       normalize: false,
     });
-    expect(Object.keys(result.files).sort()).toEqual(['bass', 'drums', 'guitar', 'instrumental', 'other', 'piano', 'vocals']);
+    expect(Object.keys(result.files).sort()).toEqual([
+      'bass',
+      'drums',
+      'guitar',
+      'instrumental',
+      'other',
+      'piano',
+      'vocals',
+    ]);
     const mix = (await decodeToPlanar(input)).channels;
     const scaled = (g: number) => mix.map((ch) => ch.map((v) => v * g));
     for (const stem of SIX_SOURCES) {
@@ -54,7 +69,14 @@ describe('six stems through the engine (fake six-source model)', () => {
 
   it('ends an idle process after idleTimeoutMs, and the next job starts a new one', async () => {
     const e = engine({ idleTimeoutMs: 300 });
-    const job = () => e.separateFile({ inputPath: sharedPath('audio', 'musdb-falcon69', 'mixture.wav'), outDir: join(dir, 'idle'), stems: ['piano'], format: 'wav', quality: 'FAST' });
+    const job = () =>
+      e.separateFile({
+        inputPath: sharedPath('audio', 'musdb-falcon69', 'mixture.wav'),
+        outDir: join(dir, 'idle'),
+        stems: ['piano'],
+        format: 'wav',
+        quality: 'FAST',
+      });
     await job();
     const first = e.pid;
     expect(first).toBeGreaterThan(0);
@@ -67,7 +89,9 @@ describe('six stems through the engine (fake six-source model)', () => {
   it('refuses a model whose outputs contradict its registry entry', async () => {
     const wrong = join(dir, 'five-sources.onnx');
     writeFileSync(wrong, fakeSixStemModel(5));
-    await expect(engine({ modelPath: wrong }).start()).rejects.toThrow(/outputs 5 sources, but its registry entry lists 6/);
+    await expect(engine({ modelPath: wrong }).start()).rejects.toThrow(
+      /outputs 5 sources, but its registry entry lists 6/,
+    );
   });
 
   it('says how to install htdemucs_6s when it is missing', async () => {
@@ -80,7 +104,13 @@ describe('six stems through the engine (fake six-source model)', () => {
   it('refuses piano from the four-source model', async () => {
     const four = engine({ model: 'htdemucs', modelPath: undefined });
     await expect(
-      four.separateFile({ inputPath: sharedPath('audio', 'musdb-falcon69', 'mixture.wav'), outDir: join(dir, 'x'), stems: ['piano'], format: 'wav', quality: 'FAST' }),
+      four.separateFile({
+        inputPath: sharedPath('audio', 'musdb-falcon69', 'mixture.wav'),
+        outDir: join(dir, 'x'),
+        stems: ['piano'],
+        format: 'wav',
+        quality: 'FAST',
+      }),
     ).rejects.toThrow(/the 'piano' stem needs a model that separates it/);
   });
 });

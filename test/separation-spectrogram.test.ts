@@ -9,9 +9,15 @@ const HOP = 1024;
 /** Stereo test signal; `noise` adds white noise, which has energy in the Nyquist bin Demucs drops. */
 function signal(length: number, seed: number, noise = 0.1): Float32Array[] {
   let s = seed;
-  const rand = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) - 0.5;
+  const rand = () => {
+    s = (s * 1103515245 + 12345) % 2 ** 31;
+    return s / 2 ** 31 - 0.5;
+  };
   return [0, 1].map((c) =>
-    Float32Array.from({ length }, (_, i) => 0.5 * Math.sin(i * 0.013 * (c + 1)) + 0.2 * Math.cos(i * 0.37) + noise * rand()),
+    Float32Array.from(
+      { length },
+      (_, i) => 0.5 * Math.sin(i * 0.013 * (c + 1)) + 0.2 * Math.cos(i * 0.37) + noise * rand(),
+    ),
   );
 }
 
@@ -51,9 +57,15 @@ describe('HTDemucs spectrogram (STFT n_fft 4096, hop 1024, Hann, Demucs padding)
     sp.analyze(x, out);
     const F = sp.bins;
     const T = sp.frames;
-    for (const [c, t, f] of [[0, 0, 3], [0, 5, 7], [1, 3, 200], [0, T - 1, 11], [1, T - 1, 0]]) {
+    for (const [c, t, f] of [
+      [0, 0, 3],
+      [0, 5, 7],
+      [1, 3, 200],
+      [0, T - 1, 11],
+      [1, T - 1, 0],
+    ]) {
       const [re, im] = directBin(x[c], t, f);
-      expect(out[((2 * c) * F + f) * T + t]).toBeCloseTo(re, 3);
+      expect(out[(2 * c * F + f) * T + t]).toBeCloseTo(re, 3);
       expect(out[((2 * c + 1) * F + f) * T + t]).toBeCloseTo(im, 3);
     }
     sp.dispose();
@@ -68,7 +80,10 @@ describe('HTDemucs spectrogram (STFT n_fft 4096, hop 1024, Hann, Demucs padding)
     sp.analyze([tone, tone], out);
     const t = 8;
     const mag = (f: number) => Math.hypot(out[f * sp.frames + t], out[(sp.bins + f) * sp.frames + t]);
-    const peak = Array.from({ length: sp.bins }, (_, f) => mag(f)).reduce((best, m, f, all) => (m > all[best] ? f : best), 0);
+    const peak = Array.from({ length: sp.bins }, (_, f) => mag(f)).reduce(
+      (best, m, f, all) => (m > all[best] ? f : best),
+      0,
+    );
     expect(peak).toBe(bin);
     // Hann main lobe: the neighbours carry half the peak, two bins away nothing.
     expect(mag(bin + 1) / mag(bin)).toBeCloseTo(0.5, 2);
@@ -113,7 +128,10 @@ describe('HTDemucs spectrogram (STFT n_fft 4096, hop 1024, Hann, Demucs padding)
       re.set(ours.subarray(2 * c * F * T, (2 * c + 1) * F * T), c * F * T);
       im.set(ours.subarray((2 * c + 1) * F * T, (2 * c + 2) * F * T), c * F * T);
     }
-    const refInv = refIspec({ real: { data: re, shape: [1, 1, 2, F, T] }, imag: { data: im, shape: [1, 1, 2, F, T] } }, L) as { data: Float32Array };
+    const refInv = refIspec(
+      { real: { data: re, shape: [1, 1, 2, F, T] }, imag: { data: im, shape: [1, 1, 2, F, T] } },
+      L,
+    ) as { data: Float32Array };
     const y = new Float32Array(2 * L);
     sp.synthesizeAdd(ours, 2, y);
     // The reference's istft output is short by n_fft at the end; compare the part it gets right.

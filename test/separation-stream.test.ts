@@ -26,7 +26,9 @@ function shareModel(segmentFrames: number): SegmentSeparator & { calls: number }
       this.calls++;
       const out = new Float32Array(8 * segmentFrames);
       SHARES.forEach((share, s) => {
-        for (let c = 0; c < 2; c++) for (let i = 0; i < segmentFrames; i++) out[(s * 2 + c) * segmentFrames + i] = share * mix[c * segmentFrames + i];
+        for (let c = 0; c < 2; c++)
+          for (let i = 0; i < segmentFrames; i++)
+            out[(s * 2 + c) * segmentFrames + i] = share * mix[c * segmentFrames + i];
       });
       return out;
     },
@@ -40,7 +42,8 @@ function collectSinks(stems: StemName[]) {
       s,
       {
         write: async (x: Float32Array) => {
-          const a = (got[s] ??= []);
+          got[s] ??= [];
+          const a = got[s];
           for (const v of x) a.push(v);
         },
       },
@@ -72,9 +75,21 @@ describe('streaming separation (decode -> segments -> overlap-add -> sinks)', ()
   const input = join(dir, 'in.flac');
   // 9.3 s of a stereo chirp plus noise, from ffmpeg's generators.
   execFileSync('ffmpeg', [
-    '-v', 'error', '-f', 'lavfi', '-i', 'sine=frequency=330:duration=9.3:sample_rate=44100',
-    '-f', 'lavfi', '-i', 'anoisesrc=duration=9.3:amplitude=0.1:sample_rate=44100:seed=7',
-    '-filter_complex', '[0][1]amix=inputs=2:normalize=0,pan=stereo|c0=c0|c1=0.5*c0', '-c:a', 'flac', input,
+    '-v',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=330:duration=9.3:sample_rate=44100',
+    '-f',
+    'lavfi',
+    '-i',
+    'anoisesrc=duration=9.3:amplitude=0.1:sample_rate=44100:seed=7',
+    '-filter_complex',
+    '[0][1]amix=inputs=2:normalize=0,pan=stereo|c0=c0|c1=0.5*c0',
+    '-c:a',
+    'flac',
+    input,
   ]);
 
   it.each([

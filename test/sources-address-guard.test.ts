@@ -1,8 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { lookup } from 'node:dns/promises';
-import { ApiError } from '../src/domain/errors.ts';
+import type { ApiError } from '../src/domain/errors.ts';
 import { classifyIp, parseIPv6 } from '../src/sources/ip-ranges.ts';
-import { assertPublicUrl, AddressNotAllowedError, createGuardedLookup, parseOutboundUrl } from '../src/sources/address-guard.ts';
+import {
+  assertPublicUrl,
+  AddressNotAllowedError,
+  createGuardedLookup,
+  parseOutboundUrl,
+} from '../src/sources/address-guard.ts';
 
 describe('classifyIp', () => {
   const cases: [string, string][] = [
@@ -122,7 +127,9 @@ describe('assertPublicUrl', () => {
   });
 
   it('names the address and its class in the message', async () => {
-    await expect(assertPublicUrl('http://localhost:9/', deny)).rejects.toThrow(/localhost \(127\.0\.0\.1\) is a loopback address/);
+    await expect(assertPublicUrl('http://localhost:9/', deny)).rejects.toThrow(
+      /localhost \(127\.0\.0\.1\) is a loopback address/,
+    );
   });
 
   it('allows private addresses when the operator opts in', async () => {
@@ -132,8 +139,12 @@ describe('assertPublicUrl', () => {
   });
 
   it('still refuses bad schemes and credentials with allowPrivate', async () => {
-    await expect(assertPublicUrl('file:///etc/passwd', { allowPrivate: true })).rejects.toMatchObject({ code: 'URL_NOT_ALLOWED' });
-    await expect(assertPublicUrl('http://a:b@localhost/', { allowPrivate: true })).rejects.toMatchObject({ code: 'URL_NOT_ALLOWED' });
+    await expect(assertPublicUrl('file:///etc/passwd', { allowPrivate: true })).rejects.toMatchObject({
+      code: 'URL_NOT_ALLOWED',
+    });
+    await expect(assertPublicUrl('http://a:b@localhost/', { allowPrivate: true })).rejects.toMatchObject({
+      code: 'URL_NOT_ALLOWED',
+    });
   });
 
   it('refuses a host name that does not resolve', async () => {
@@ -144,7 +155,9 @@ describe('assertPublicUrl', () => {
 describe('createGuardedLookup', () => {
   const run = (policy: { allowPrivate: boolean }, host: string, all: boolean) =>
     new Promise<unknown>((resolve, reject) =>
-      createGuardedLookup(policy)(host, { all }, (err, address, family) => (err ? reject(err) : resolve(all ? address : { address, family }))),
+      createGuardedLookup(policy)(host, { all }, (err, address, family) =>
+        err ? reject(err) : resolve(all ? address : { address, family }),
+      ),
     );
 
   it('refuses a name that resolves to loopback, in both callback shapes', async () => {
@@ -155,6 +168,9 @@ describe('createGuardedLookup', () => {
   it('passes the resolution through when allowed', async () => {
     const expected = await lookup('localhost', { all: true });
     expect(await run({ allowPrivate: true }, 'localhost', true)).toEqual(expected);
-    expect(await run({ allowPrivate: true }, 'localhost', false)).toEqual({ address: expected[0].address, family: expected[0].family });
+    expect(await run({ allowPrivate: true }, 'localhost', false)).toEqual({
+      address: expected[0].address,
+      family: expected[0].family,
+    });
   });
 });

@@ -133,7 +133,9 @@ describe('fetchToFile', () => {
   });
 
   it('refuses a host name resolving to loopback at connect time', async () => {
-    const err = await failure(fetchToFile(`http://localhost:${v4.port}/file.mp3`, join(dir, 'x'), opts({ allowPrivate: false })));
+    const err = await failure(
+      fetchToFile(`http://localhost:${v4.port}/file.mp3`, join(dir, 'x'), opts({ allowPrivate: false })),
+    );
     expect(err.code).toBe('URL_NOT_ALLOWED');
     expect(err.message).toMatch(/localhost \(127\.0\.0\.1\) is a loopback address/);
     expect(hits).toEqual([]);
@@ -227,7 +229,12 @@ describe('fetchToFile', () => {
 
   it('reports HTTP errors with the status', async () => {
     const e500 = await failure(fetchToFile(`${base}/500`, join(dir, 'e'), opts()));
-    expect(e500).toMatchObject({ code: 'SOURCE_FETCH_FAILED', reason: 'http-status', httpStatus: 500, retryable: true });
+    expect(e500).toMatchObject({
+      code: 'SOURCE_FETCH_FAILED',
+      reason: 'http-status',
+      httpStatus: 500,
+      retryable: true,
+    });
     expect(e500.message).toMatch(/HTTP 500/);
     const e404 = await failure(fetchToFile(`${base}/missing`, join(dir, 'e'), opts()));
     expect(e404).toMatchObject({ httpStatus: 404, retryable: false });
@@ -272,7 +279,9 @@ describe('file names', () => {
     expect(fileNameFromContentDisposition('attachment; filename="song.mp3"')).toBe('song.mp3');
     expect(fileNameFromContentDisposition('attachment; filename=song.mp3')).toBe('song.mp3');
     expect(fileNameFromContentDisposition('attachment; filename="a \\"q\\".mp3"')).toBe('a _q_.mp3');
-    expect(fileNameFromContentDisposition("attachment; filename*=UTF-8''%C3%A9t%C3%A9.mp3; filename=x.mp3")).toBe('été.mp3');
+    expect(fileNameFromContentDisposition("attachment; filename*=UTF-8''%C3%A9t%C3%A9.mp3; filename=x.mp3")).toBe(
+      'été.mp3',
+    );
     expect(fileNameFromContentDisposition("attachment; filename*=iso-8859-1'en'%E9t%E9.mp3")).toBe('été.mp3');
     expect(fileNameFromContentDisposition('attachment; filename="../../x.mp3"')).toBe('x.mp3');
     expect(fileNameFromContentDisposition('inline')).toBeNull();
@@ -289,7 +298,9 @@ describe('file names', () => {
 
 describe('fetchToFile disk errors', () => {
   it('rethrows a failure to write the destination as-is (a server fault, not a bad URL)', async () => {
-    const err = await fetchToFile(`${base}/file.mp3`, join(dir, 'no-such-dir', 'x.bin'), opts()).catch((e: unknown) => e);
+    const err = await fetchToFile(`${base}/file.mp3`, join(dir, 'no-such-dir', 'x.bin'), opts()).catch(
+      (e: unknown) => e,
+    );
     expect(err).not.toBeInstanceOf(SourceFetchError);
     expect(err).toMatchObject({ code: 'ENOENT', syscall: 'open' });
   });

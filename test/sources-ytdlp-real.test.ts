@@ -24,7 +24,18 @@ beforeAll(async () => {
   if (!installed) return;
   dir = await mkdtemp(join(tmpdir(), 'sf-ytdlp-real-'));
   const src = join(dir, 'song.mp3');
-  execFileSync('ffmpeg', ['-v', 'error', '-y', '-i', sharedPath('audio', 'musdb-falcon69', 'mixture.wav'), '-t', '3', '-b:a', '64k', src]);
+  execFileSync('ffmpeg', [
+    '-v',
+    'error',
+    '-y',
+    '-i',
+    sharedPath('audio', 'musdb-falcon69', 'mixture.wav'),
+    '-t',
+    '3',
+    '-b:a',
+    '64k',
+    src,
+  ]);
   mp3 = await readFile(src);
   server = createServer((req, res) => {
     if (req.url === '/media/song.mp3') {
@@ -75,7 +86,9 @@ describe.skipIf(!installed)('real yt-dlp on loopback', () => {
 
   it('reports a file over --max-filesize as too large', async () => {
     const dest = join(dir, 'job-big');
-    const err = await downloadAudio(`${base}/media/song.mp3`, dest, { ...opts, maxFileSizeBytes: 10_000 }).catch((e: unknown) => e);
+    const err = await downloadAudio(`${base}/media/song.mp3`, dest, { ...opts, maxFileSizeBytes: 10_000 }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(YtdlpError);
     expect(err).toMatchObject({ kind: 'too-large' });
     expect(await readdir(dest)).toEqual([]);

@@ -25,7 +25,10 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const fake = (extraEnv: Record<string, string> = {}, over: Partial<DownloadAudioOptions> = {}): DownloadAudioOptions => ({
+const fake = (
+  extraEnv: Record<string, string> = {},
+  over: Partial<DownloadAudioOptions> = {},
+): DownloadAudioOptions => ({
   ytdlpPath: FAKE,
   timeoutMs: 20_000,
   env: { ...process.env, FAKE_YTDLP_AUDIO: AUDIO, FAKE_YTDLP_ARGS_FILE: argsFile, ...extraEnv },
@@ -89,7 +92,9 @@ describe('fetchMediaInfo (fake yt-dlp)', () => {
   });
 
   it('refuses media longer than the maximum', async () => {
-    const err = await ytdlpFailure(fetchMediaInfo(VIDEO, fake({ FAKE_YTDLP_MODE: 'long' }, { maxDurationSeconds: 3600 })));
+    const err = await ytdlpFailure(
+      fetchMediaInfo(VIDEO, fake({ FAKE_YTDLP_MODE: 'long' }, { maxDurationSeconds: 3600 })),
+    );
     expect(err.kind).toBe('too-long');
     expect(err.retryable).toBe(false);
     const api = ytdlpErrorToApiError(err, 'video');
@@ -159,11 +164,18 @@ describe('fetchMediaInfo (fake yt-dlp)', () => {
     expect(err.kind).toBe('not-installed');
     expect(err.detail).toMatch(/ENOENT.*Install or update yt-dlp.*YTDLP_PATH/);
     expect(ytdlpErrorToApiError(err, 'video')).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
-    await expect(ytdlpVersion({ ytdlpPath: join(dir, 'no-such-yt-dlp'), timeoutMs: 5_000 })).rejects.toMatchObject({ kind: 'not-installed' });
+    await expect(ytdlpVersion({ ytdlpPath: join(dir, 'no-such-yt-dlp'), timeoutMs: 5_000 })).rejects.toMatchObject({
+      kind: 'not-installed',
+    });
   });
 
   it('never passes something that is not an http(s) URL', async () => {
-    for (const bad of ['--exec=touch /tmp/pwned', 'ytsearch:never gonna', 'file:///etc/passwd', 'https://x.example/a b']) {
+    for (const bad of [
+      '--exec=touch /tmp/pwned',
+      'ytsearch:never gonna',
+      'file:///etc/passwd',
+      'https://x.example/a b',
+    ]) {
       const err = await ytdlpFailure(fetchMediaInfo(bad, fake()));
       expect(err.kind).toBe('unsupported-url');
     }
@@ -177,7 +189,11 @@ describe('fetchMediaInfo (fake yt-dlp)', () => {
 describe('downloadAudio (fake yt-dlp)', () => {
   it('writes <destDir>/source.<ext> and returns its info', async () => {
     const dest = join(dir, 'job-1', 'work%dir');
-    const got = await downloadAudio(VIDEO, dest, fake({}, { maxDurationSeconds: 3600, maxFileSizeBytes: 50 * 1024 * 1024 }));
+    const got = await downloadAudio(
+      VIDEO,
+      dest,
+      fake({}, { maxDurationSeconds: 3600, maxFileSizeBytes: 50 * 1024 * 1024 }),
+    );
     expect(got.path).toBe(join(dest, 'source.wav'));
     expect(got.bytes).toBe((await stat(AUDIO)).size);
     expect((await readFile(got.path)).equals(await readFile(AUDIO))).toBe(true);
@@ -193,9 +209,13 @@ describe('downloadAudio (fake yt-dlp)', () => {
 
   it('refuses too-long media without downloading it', async () => {
     const dest = join(dir, 'job-long');
-    const err = await ytdlpFailure(downloadAudio(VIDEO, dest, fake({ FAKE_YTDLP_MODE: 'long' }, { maxDurationSeconds: 900 })));
+    const err = await ytdlpFailure(
+      downloadAudio(VIDEO, dest, fake({ FAKE_YTDLP_MODE: 'long' }, { maxDurationSeconds: 900 })),
+    );
     expect(err.kind).toBe('too-long');
-    expect(ytdlpErrorToApiError(err, 'track').message).toBe('The track is 120 minutes long; the maximum is 15 minutes.');
+    expect(ytdlpErrorToApiError(err, 'track').message).toBe(
+      'The track is 120 minutes long; the maximum is 15 minutes.',
+    );
     expect(await readdir(dest)).toEqual([]);
   });
 
@@ -217,13 +237,25 @@ describe('classifyYtdlpStderr', () => {
   // Real messages relayed by yt-dlp, from its extractors and issue reports.
   it.each([
     ["ERROR: [youtube] abc: Private video. Sign in if you've been granted access to this video", 'private'],
-    ['ERROR: [youtube] abc: Video unavailable. This video is no longer available because the YouTube account associated with this video has been terminated.', 'unavailable'],
+    [
+      'ERROR: [youtube] abc: Video unavailable. This video is no longer available because the YouTube account associated with this video has been terminated.',
+      'unavailable',
+    ],
     ['ERROR: [youtube] abc: Video unavailable', 'unavailable'],
     ['ERROR: [youtube] abc: The uploader has not made this video available in your country', 'geo-blocked'],
     ['ERROR: [youtube] abc: This video is not available from your location due to geo restriction', 'geo-blocked'],
-    ['ERROR: [youtube] abc: Sign in to confirm your age. This video may be inappropriate for some users.', 'login-required'],
-    ['ERROR: [youtube] abc: Join this channel to get access to members-only content like this video, and other exclusive perks.', 'login-required'],
-    ["ERROR: [youtube] abc: Sign in to confirm you’re not a bot. Use --cookies-from-browser or --cookies for the authentication.", 'login-required'],
+    [
+      'ERROR: [youtube] abc: Sign in to confirm your age. This video may be inappropriate for some users.',
+      'login-required',
+    ],
+    [
+      'ERROR: [youtube] abc: Join this channel to get access to members-only content like this video, and other exclusive perks.',
+      'login-required',
+    ],
+    [
+      'ERROR: [youtube] abc: Sign in to confirm you’re not a bot. Use --cookies-from-browser or --cookies for the authentication.',
+      'login-required',
+    ],
     ['ERROR: [youtube] abc: This live event will begin in 3 hours.', 'live'],
     ['ERROR: [soundcloud] 123: Unable to download JSON metadata: HTTP Error 404: Not Found', 'unavailable'],
     ['ERROR: Unsupported URL: https://example.com/', 'unsupported-url'],
@@ -231,7 +263,7 @@ describe('classifyYtdlpStderr', () => {
     ['ERROR: [youtube] abc: Unable to download API page: HTTP Error 503: Service Unavailable', 'network'],
     ['ERROR: unable to download video data: HTTP Error 403: Forbidden', 'network'],
     ['ERROR: Postprocessing: ffprobe and ffmpeg not found. Please install or provide the path', 'crash'],
-    ["Traceback (most recent call last):\n  File \"x\"\nKeyError: 'formats'", 'crash'],
+    ['Traceback (most recent call last):\n  File "x"\nKeyError: \'formats\'', 'crash'],
   ])('%s', (stderr, kind) => {
     expect(classifyYtdlpStderr(`WARNING: something first\n${stderr}\n`)).toBe(kind);
   });

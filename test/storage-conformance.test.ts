@@ -42,7 +42,10 @@ async function diskHarness(): Promise<Harness> {
     return reply.code(500).send({ error: { code: 'INTERNAL_ERROR', message: String(err) } });
   });
   // The route needs the store and the store needs the server's URL: resolve lazily.
-  registerBlobRoutes(app, { store: new Proxy({} as BlobStore, { get: (_t, p) => (store as any)[p].bind(store) }), signer });
+  registerBlobRoutes(app, {
+    store: new Proxy({} as BlobStore, { get: (_t, p) => (store as any)[p].bind(store) }),
+    signer,
+  });
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   store = new DiskBlobStore({ root, publicUrl: address, signer });
   const pastStore = new DiskBlobStore({ root, publicUrl: address, signer, now: () => Date.now() - TWO_HOURS });
@@ -62,7 +65,11 @@ async function s3Harness(): Promise<Harness> {
   const settings = { ...s3, forcePathStyle: true };
   // The smallest part size S3 allows, so a few MiB exercise multipart uploads.
   const store = new S3BlobStore({ client: createS3Client(settings), bucket: s3.bucket, partSize: 5 * MiB });
-  const pastStore = new S3BlobStore({ client: createS3Client(settings), bucket: s3.bucket, now: () => Date.now() - TWO_HOURS });
+  const pastStore = new S3BlobStore({
+    client: createS3Client(settings),
+    bucket: s3.bucket,
+    now: () => Date.now() - TWO_HOURS,
+  });
   return {
     store,
     pastStore,
@@ -103,8 +110,23 @@ function endless(chunkSize = 64 * 1024) {
 }
 
 const BAD_KEYS = [
-  '', '/abs', 'a//b', 'a/', '../etc/passwd', 'a/../../b', '..', '.', 'a/./b', 'a/.../b', 'a\\b', 'a b',
-  'ü', 'a%2f..', 'a\0b', 'a/b?c', 'x'.repeat(1025),
+  '',
+  '/abs',
+  'a//b',
+  'a/',
+  '../etc/passwd',
+  'a/../../b',
+  '..',
+  '.',
+  'a/./b',
+  'a/.../b',
+  'a\\b',
+  'a b',
+  'ü',
+  'a%2f..',
+  'a\0b',
+  'a/b?c',
+  'x'.repeat(1025),
 ];
 
 describe.each(adapters)('blob store conformance: $name', ({ setup }) => {
@@ -154,7 +176,8 @@ describe.each(adapters)('blob store conformance: $name', ({ setup }) => {
   it('reads inclusive byte ranges and rejects impossible ones', async () => {
     const key = k('range');
     await h.store.put(key, body('0123456789'), { contentType: 'text/plain' });
-    const read = async (r: { start?: number; end?: number }) => (await readAll(await h.store.createReadStream(key, r))).toString();
+    const read = async (r: { start?: number; end?: number }) =>
+      (await readAll(await h.store.createReadStream(key, r))).toString();
     expect(await read({ start: 2, end: 4 })).toBe('234');
     expect(await read({ start: 7 })).toBe('789');
     expect(await read({ end: 2 })).toBe('012');
@@ -186,15 +209,17 @@ describe.each(adapters)('blob store conformance: $name', ({ setup }) => {
 
   it('accepts a body of exactly maxBytes', async () => {
     const key = k('exact');
-    expect(await h.store.put(key, body(Buffer.alloc(1000, 3)), { contentType: 'audio/mpeg', maxBytes: 1000 })).toEqual({ size: 1000 });
+    expect(await h.store.put(key, body(Buffer.alloc(1000, 3)), { contentType: 'audio/mpeg', maxBytes: 1000 })).toEqual({
+      size: 1000,
+    });
   });
 
   it('rejects one byte over maxBytes, keeps the previous blob and leaves nothing behind', async () => {
     const key = k('over-limit');
     await h.store.put(key, body('previous'), { contentType: 'text/plain' });
-    await expect(h.store.put(key, body(Buffer.alloc(600), Buffer.alloc(401)), { contentType: 'audio/mpeg', maxBytes: 1000 })).rejects.toBeInstanceOf(
-      BlobTooLargeError,
-    );
+    await expect(
+      h.store.put(key, body(Buffer.alloc(600), Buffer.alloc(401)), { contentType: 'audio/mpeg', maxBytes: 1000 }),
+    ).rejects.toBeInstanceOf(BlobTooLargeError);
     expect(await h.store.stat(key)).toEqual({ size: 8, contentType: 'text/plain' });
     expect((await readAll(await h.store.createReadStream(key))).toString()).toBe('previous');
     expect(await h.leftovers()).toEqual([]);
@@ -220,7 +245,9 @@ describe.each(adapters)('blob store conformance: $name', ({ setup }) => {
   it('aborts a multipart-sized upload past maxBytes without leaving parts', async () => {
     const key = k('endless-big');
     const { stream } = endless(MiB);
-    await expect(h.store.put(key, stream, { contentType: 'audio/wav', maxBytes: 7 * MiB })).rejects.toBeInstanceOf(BlobTooLargeError);
+    await expect(h.store.put(key, stream, { contentType: 'audio/wav', maxBytes: 7 * MiB })).rejects.toBeInstanceOf(
+      BlobTooLargeError,
+    );
     stream.destroy();
     expect(await h.store.stat(key)).toBeNull();
     expect(await h.leftovers()).toEqual([]);
@@ -242,7 +269,9 @@ describe.each(adapters)('blob store conformance: $name', ({ setup }) => {
 
   it('keeps concurrent writes to one key whole: the survivor is one complete body', async () => {
     const key = k('race');
-    await Promise.all([1, 2, 3, 4].map((v) => h.store.put(key, body(Buffer.alloc(256 * 1024, v)), { contentType: 'audio/mpeg' })));
+    await Promise.all(
+      [1, 2, 3, 4].map((v) => h.store.put(key, body(Buffer.alloc(256 * 1024, v)), { contentType: 'audio/mpeg' })),
+    );
     const bytes = await readAll(await h.store.createReadStream(key));
     expect(bytes.length).toBe(256 * 1024);
     expect(new Set(bytes).size).toBe(1);
@@ -280,8 +309,12 @@ describe.each(adapters)('blob store conformance: $name', ({ setup }) => {
   it('rejects keys outside the grammar in every method, before touching storage', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'stemforge-keys-'));
     for (const key of BAD_KEYS) {
-      await expect(h.store.put(key, body('x'), { contentType: 'text/plain' }), key).rejects.toBeInstanceOf(InvalidBlobKeyError);
-      await expect(h.store.putFile(key, '/dev/null', { contentType: 'text/plain' }), key).rejects.toBeInstanceOf(InvalidBlobKeyError);
+      await expect(h.store.put(key, body('x'), { contentType: 'text/plain' }), key).rejects.toBeInstanceOf(
+        InvalidBlobKeyError,
+      );
+      await expect(h.store.putFile(key, '/dev/null', { contentType: 'text/plain' }), key).rejects.toBeInstanceOf(
+        InvalidBlobKeyError,
+      );
       await expect(h.store.stat(key), key).rejects.toBeInstanceOf(InvalidBlobKeyError);
       await expect(h.store.createReadStream(key), key).rejects.toBeInstanceOf(InvalidBlobKeyError);
       await expect(h.store.downloadToFile(key, join(dir, 'x')), key).rejects.toBeInstanceOf(InvalidBlobKeyError);
@@ -299,7 +332,11 @@ describe.each(adapters)('blob store conformance: $name', ({ setup }) => {
     const key = k('vocals.mp3');
     await h.store.put(key, body('ID3 fake mp3 bytes'), { contentType: 'application/octet-stream' });
     const before = Date.now();
-    const { url, expiresAt } = await h.store.signedDownloadUrl(key, { fileName: 'My Song – vocals.mp3', contentType: 'audio/mpeg', expiresInSeconds: 3600 });
+    const { url, expiresAt } = await h.store.signedDownloadUrl(key, {
+      fileName: 'My Song – vocals.mp3',
+      contentType: 'audio/mpeg',
+      expiresInSeconds: 3600,
+    });
     expect(Math.abs(expiresAt.getTime() - (before + 3600_000))).toBeLessThan(2000);
     const res = await fetch(url);
     expect(res.status).toBe(200);
@@ -313,7 +350,11 @@ describe.each(adapters)('blob store conformance: $name', ({ setup }) => {
   it('refuses tampered download URLs', async () => {
     const key = k('tamper.mp3');
     await h.store.put(key, body('secret bytes'), { contentType: 'audio/mpeg' });
-    const { url } = await h.store.signedDownloadUrl(key, { fileName: 'a.mp3', contentType: 'audio/mpeg', expiresInSeconds: 600 });
+    const { url } = await h.store.signedDownloadUrl(key, {
+      fileName: 'a.mp3',
+      contentType: 'audio/mpeg',
+      expiresInSeconds: 600,
+    });
     const other = k('other.mp3');
     await h.store.put(other, body('other bytes'), { contentType: 'audio/mpeg' });
     const u = new URL(url);
@@ -345,7 +386,11 @@ describe.each(adapters)('blob store conformance: $name', ({ setup }) => {
   it('refuses an expired download URL', async () => {
     const key = k('old.mp3');
     await h.store.put(key, body('old bytes'), { contentType: 'audio/mpeg' });
-    const { url, expiresAt } = await h.pastStore.signedDownloadUrl(key, { fileName: 'old.mp3', contentType: 'audio/mpeg', expiresInSeconds: 3600 });
+    const { url, expiresAt } = await h.pastStore.signedDownloadUrl(key, {
+      fileName: 'old.mp3',
+      contentType: 'audio/mpeg',
+      expiresInSeconds: 3600,
+    });
     expect(expiresAt.getTime()).toBeLessThan(Date.now());
     const res = await fetch(url);
     expect(res.status).toBe(403);
@@ -356,9 +401,13 @@ describe.each(adapters)('blob store conformance: $name', ({ setup }) => {
     const key = k('opts');
     const ok = { fileName: 'a.mp3', contentType: 'audio/mpeg', expiresInSeconds: 60 };
     await expect(h.store.signedDownloadUrl(key, { ...ok, expiresInSeconds: 0 })).rejects.toBeInstanceOf(TypeError);
-    await expect(h.store.signedDownloadUrl(key, { ...ok, expiresInSeconds: 8 * 24 * 3600 })).rejects.toBeInstanceOf(TypeError);
+    await expect(h.store.signedDownloadUrl(key, { ...ok, expiresInSeconds: 8 * 24 * 3600 })).rejects.toBeInstanceOf(
+      TypeError,
+    );
     await expect(h.store.signedDownloadUrl(key, { ...ok, fileName: '' })).rejects.toBeInstanceOf(TypeError);
-    await expect(h.store.signedDownloadUrl(key, { ...ok, contentType: 'audio/mpeg\r\nX-Evil: 1' })).rejects.toBeInstanceOf(TypeError);
+    await expect(
+      h.store.signedDownloadUrl(key, { ...ok, contentType: 'audio/mpeg\r\nX-Evil: 1' }),
+    ).rejects.toBeInstanceOf(TypeError);
   });
 });
 
@@ -372,11 +421,18 @@ describe('S3 settings from the environment reach a working store', () => {
       S3_ACCESS_KEY_ID: s3.accessKeyId,
       S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
     });
-    const store = createBlobStore(config.storage, { publicUrl: config.publicUrl, signer: new UrlSigner(randomBytes(32)) });
+    const store = createBlobStore(config.storage, {
+      publicUrl: config.publicUrl,
+      signer: new UrlSigner(randomBytes(32)),
+    });
     try {
       await store.put('uploads/acc/up/source', body('from config'), { contentType: 'audio/ogg' });
       expect(await store.stat('uploads/acc/up/source')).toEqual({ size: 11, contentType: 'audio/ogg' });
-      const { url } = await store.signedDownloadUrl('uploads/acc/up/source', { fileName: 's.ogg', contentType: 'audio/ogg', expiresInSeconds: 60 });
+      const { url } = await store.signedDownloadUrl('uploads/acc/up/source', {
+        fileName: 's.ogg',
+        contentType: 'audio/ogg',
+        expiresInSeconds: 60,
+      });
       expect(url.startsWith(`${s3.endpoint}/${s3.bucket}/uploads/acc/up/source?`)).toBe(true);
       expect(await (await fetch(url)).text()).toBe('from config');
     } finally {

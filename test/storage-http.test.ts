@@ -124,14 +124,23 @@ describe('GET /v1/blobs/* (signed downloads, disk adapter)', () => {
     expect(JSON.parse(body.toString()).error.code).toBe('RANGE_NOT_SATISFIABLE');
   });
 
-  it.each(['bytes=5-2', 'bytes=0-1,4-5', 'items=0-1', 'bytes=abc'])('ignores unusable Range %s and sends 200', async (range) => {
-    const { res, body } = await get(await signed(), { Range: range });
-    expect(res.status).toBe(200);
-    expect(body.equals(data)).toBe(true);
-  });
+  it.each(['bytes=5-2', 'bytes=0-1,4-5', 'items=0-1', 'bytes=abc'])(
+    'ignores unusable Range %s and sends 200',
+    async (range) => {
+      const { res, body } = await get(await signed(), { Range: range });
+      expect(res.status).toBe(200);
+      expect(body.equals(data)).toBe(true);
+    },
+  );
 
   it('serves an empty file, and refuses any range of it', async () => {
-    const url = (await store.signedDownloadUrl('jobs/job_1/empty.wav', { fileName: 'e.wav', contentType: 'audio/wav', expiresInSeconds: 60 })).url;
+    const url = (
+      await store.signedDownloadUrl('jobs/job_1/empty.wav', {
+        fileName: 'e.wav',
+        contentType: 'audio/wav',
+        expiresInSeconds: 60,
+      })
+    ).url;
     const full = await get(url);
     expect(full.res.status).toBe(200);
     expect(full.res.headers.get('content-length')).toBe('0');
@@ -154,12 +163,18 @@ describe('GET /v1/blobs/* (signed downloads, disk adapter)', () => {
       m(u);
       const { res, body } = await get(u);
       expect(res.status, u.toString()).toBe(403);
-      expect(JSON.parse(body.toString())).toEqual({ error: { code: 'INVALID_SIGNATURE', message: expect.any(String) } });
+      expect(JSON.parse(body.toString())).toEqual({
+        error: { code: 'INVALID_SIGNATURE', message: expect.any(String) },
+      });
     }
   });
 
   it('refuses an expired URL with 403 DOWNLOAD_URL_EXPIRED, and a tampered expired one as tampered', async () => {
-    const { url } = await pastStore.signedDownloadUrl(KEY, { fileName: 'a.mp3', contentType: 'audio/mpeg', expiresInSeconds: 3600 });
+    const { url } = await pastStore.signedDownloadUrl(KEY, {
+      fileName: 'a.mp3',
+      contentType: 'audio/mpeg',
+      expiresInSeconds: 3600,
+    });
     const { res, body } = await get(url);
     expect(res.status).toBe(403);
     expect(JSON.parse(body.toString()).error.code).toBe('DOWNLOAD_URL_EXPIRED');
@@ -182,12 +197,20 @@ describe('GET /v1/blobs/* (signed downloads, disk adapter)', () => {
 
   it('refuses traversal paths sent raw, without touching the file system', async () => {
     const url = new URL(await signed());
-    for (const path of ['/v1/blobs/%2e%2e/%2e%2e/etc/passwd', '/v1/blobs/jobs/..%2f..%2f..%2fetc%2fpasswd', '/v1/blobs/%2fetc%2fpasswd', '/v1/blobs/']) {
+    for (const path of [
+      '/v1/blobs/%2e%2e/%2e%2e/etc/passwd',
+      '/v1/blobs/jobs/..%2f..%2f..%2fetc%2fpasswd',
+      '/v1/blobs/%2fetc%2fpasswd',
+      '/v1/blobs/',
+    ]) {
       const status = await new Promise<number>((resolve, reject) => {
-        const req = request({ host: '127.0.0.1', port: Number(url.port), path: `${path}${url.search}`, method: 'GET' }, (res) => {
-          res.resume();
-          resolve(res.statusCode!);
-        });
+        const req = request(
+          { host: '127.0.0.1', port: Number(url.port), path: `${path}${url.search}`, method: 'GET' },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode!);
+          },
+        );
         req.on('error', reject);
         req.end();
       });

@@ -24,10 +24,14 @@ describe('UrlSigner', () => {
     expect(signer.verify({ exp: '1700000000', key: 'uploads/a/b/source', method: 'PUT' }, sig)).toBe(true);
     expect(signer.verify({ exp: '1700000000', key: 'uploads/a/b/source', method: 'GET' }, sig)).toBe(false);
     expect(signer.verify({ exp: '1700000000', key: 'uploads/a/b/source', method: 'PUT', extra: '' }, sig)).toBe(false);
-    expect(signer.verify({ exp: '1700000000', key: 'uploads/a/b/source', method: 'PUT' }, sig.toUpperCase())).toBe(true);
+    expect(signer.verify({ exp: '1700000000', key: 'uploads/a/b/source', method: 'PUT' }, sig.toUpperCase())).toBe(
+      true,
+    );
     expect(signer.verify({ exp: '1700000000', key: 'uploads/a/b/source', method: 'PUT' }, sig.slice(1))).toBe(false);
     expect(signer.verify({ exp: '1700000000', key: 'uploads/a/b/source', method: 'PUT' }, undefined)).toBe(false);
-    expect(new UrlSigner(`${SECRET}x`).verify({ exp: '1700000000', key: 'uploads/a/b/source', method: 'PUT' }, sig)).toBe(false);
+    expect(
+      new UrlSigner(`${SECRET}x`).verify({ exp: '1700000000', key: 'uploads/a/b/source', method: 'PUT' }, sig),
+    ).toBe(false);
   });
 
   it('cannot be fooled by moving a delimiter between fields', () => {
@@ -54,9 +58,18 @@ describe('download URLs', () => {
     expect(query.name).toBe('a b+c&d.mp3');
     expect(verifyDownloadQuery(signer, grant.key, query, 1_999_999_999_000)).toEqual({ ok: true, grant });
     expect(verifyDownloadQuery(signer, grant.key, query, 2_000_000_000_000)).toEqual({ ok: false, reason: 'expired' });
-    expect(verifyDownloadQuery(signer, 'jobs/j1/drums.mp3', query, 0)).toEqual({ ok: false, reason: 'invalid-signature' });
-    expect(verifyDownloadQuery(signer, grant.key, { ...query, exp: '2e9' }, 0)).toEqual({ ok: false, reason: 'invalid-signature' });
-    expect(verifyDownloadQuery(signer, grant.key, { ...query, sig: [query.sig] }, 0)).toEqual({ ok: false, reason: 'invalid-signature' });
+    expect(verifyDownloadQuery(signer, 'jobs/j1/drums.mp3', query, 0)).toEqual({
+      ok: false,
+      reason: 'invalid-signature',
+    });
+    expect(verifyDownloadQuery(signer, grant.key, { ...query, exp: '2e9' }, 0)).toEqual({
+      ok: false,
+      reason: 'invalid-signature',
+    });
+    expect(verifyDownloadQuery(signer, grant.key, { ...query, sig: [query.sig] }, 0)).toEqual({
+      ok: false,
+      reason: 'invalid-signature',
+    });
   });
 
   it('never signs a key outside the grammar', () => {
@@ -68,16 +81,29 @@ describe('blob key grammar', () => {
   it.each(['uploads/acc_1/up_2/source', 'jobs/j-1/vocals.mp3', 'a', '.hidden/x', 'a..b/c'])('accepts %s', (key) => {
     expect(assertBlobKey(key)).toBe(key);
   });
-  it.each(['', '/a', 'a/', 'a//b', '..', 'a/../b', '...', 'a/./b', 'a\\b', 'a b', 'é', 'a:b', 'a\nb', `a/${'x'.repeat(256)}`])(
-    'rejects %j',
-    (key) => {
-      expect(isBlobKey(key)).toBe(false);
-      expect(() => assertBlobKey(key)).toThrow(InvalidBlobKeyError);
-    },
-  );
+  it.each([
+    '',
+    '/a',
+    'a/',
+    'a//b',
+    '..',
+    'a/../b',
+    '...',
+    'a/./b',
+    'a\\b',
+    'a b',
+    'é',
+    'a:b',
+    'a\nb',
+    `a/${'x'.repeat(256)}`,
+  ])('rejects %j', (key) => {
+    expect(isBlobKey(key)).toBe(false);
+    expect(() => assertBlobKey(key)).toThrow(InvalidBlobKeyError);
+  });
   it('requires prefixes to end with a slash', () => {
     expect(assertBlobPrefix('jobs/j1/')).toBe('jobs/j1/');
-    for (const p of ['', '/', 'jobs/j1', 'jobs//', '../']) expect(() => assertBlobPrefix(p)).toThrow(InvalidBlobKeyError);
+    for (const p of ['', '/', 'jobs/j1', 'jobs//', '../'])
+      expect(() => assertBlobPrefix(p)).toThrow(InvalidBlobKeyError);
   });
 });
 
@@ -107,12 +133,16 @@ describe('parseByteRange (RFC 9110 section 14)', () => {
 
 describe('attachmentDisposition (RFC 6266, RFC 8187)', () => {
   it('keeps plain names readable in both forms', () => {
-    expect(attachmentDisposition('track-vocals.mp3')).toBe(`attachment; filename="track-vocals.mp3"; filename*=UTF-8''track-vocals.mp3`);
+    expect(attachmentDisposition('track-vocals.mp3')).toBe(
+      `attachment; filename="track-vocals.mp3"; filename*=UTF-8''track-vocals.mp3`,
+    );
   });
   it('cannot be broken out of by quotes, CR/LF or path separators', () => {
     const cd = attachmentDisposition('a"\r\nSet-Cookie: x=1/..\\b.mp3');
     expect(cd).not.toMatch(/[\r\n]/);
-    expect(cd).toBe(`attachment; filename="a_Set-Cookie: x=1_.._b.mp3"; filename*=UTF-8''a%22Set-Cookie%3A%20x%3D1_.._b.mp3`);
+    expect(cd).toBe(
+      `attachment; filename="a_Set-Cookie: x=1_.._b.mp3"; filename*=UTF-8''a%22Set-Cookie%3A%20x%3D1_.._b.mp3`,
+    );
   });
   it('encodes non-ASCII, lone surrogates and RFC 8187 specials', () => {
     expect(attachmentDisposition("日本's (1)*.wav")).toBe(

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { dialects, freshDatabase, type TestDatabase } from './helpers/db.ts';
 import { createAccount } from '../src/store/accounts.ts';
-import { chargeHold, getBalanceSeconds, grantCredits, holdCredits, listLedger, releaseHold } from '../src/store/credits.ts';
+import {
+  chargeHold,
+  getBalanceSeconds,
+  grantCredits,
+  holdCredits,
+  listLedger,
+  releaseHold,
+} from '../src/store/credits.ts';
 import { createApiKey, findApiKey, KeyLimitError, revokeApiKey } from '../src/store/api-keys.ts';
 
 describe.each(dialects)('credit ledger and keys on %s', (dialect) => {

@@ -8,7 +8,6 @@ import type { Workers } from '../src/worker/start.ts';
 import { probeAudio } from '../src/audio/probe.ts';
 import { getBalanceSeconds, listLedger } from '../src/store/credits.ts';
 
-
 /**
  * A track job end to end with a FAKE yt-dlp (the track site cannot be reached from here) whose
  * metadata has no duration (`NoDuration0` token): 240 credits are held at creation and the charge
@@ -29,7 +28,10 @@ describe('track job with unknown duration, fake yt-dlp (real separation)', () =>
     const res = await s.api('/v1/track-jobs', {
       key: user.key,
       method: 'POST',
-      json: { trackUrl: 'https://m.soundcloud.com/fake-artist/NoDuration0?si=abc&utm_source=x', outputDir: '/Users/me/Music' },
+      json: {
+        trackUrl: 'https://m.soundcloud.com/fake-artist/NoDuration0?si=abc&utm_source=x',
+        outputDir: '/Users/me/Music',
+      },
     });
     expect(res.status).toBe(201);
     const created: any = await res.json();
@@ -52,7 +54,13 @@ describe('track job with unknown duration, fake yt-dlp (real separation)', () =>
     expect(job.errorMessage).toBeNull();
     expect(job.status).toBe('COMPLETED');
     for (let i = 1; i < progress.length; i++) expect(progress[i]).toBeGreaterThanOrEqual(progress[i - 1]);
-    expect(job).toMatchObject({ trackDuration: 6, trackDurationEstimated: true, creditsRequired: 7, creditsCharged: 7, progress: 100 });
+    expect(job).toMatchObject({
+      trackDuration: 6,
+      trackDurationEstimated: true,
+      creditsRequired: 7,
+      creditsCharged: 7,
+      progress: 100,
+    });
     expect(await getBalanceSeconds(s.rt.db, user.id)).toBe(300 - 7);
     const ledger = (await listLedger(s.rt.db, user.id)).filter((l) => l.job_id === created.id);
     expect(ledger.map((l) => [l.kind, l.seconds, l.delta_seconds])).toEqual([

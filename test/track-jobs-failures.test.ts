@@ -6,7 +6,6 @@ import type { Workers } from '../src/worker/start.ts';
 import { getBalanceSeconds, listLedger } from '../src/store/credits.ts';
 import { findJob } from '../src/store/jobs.ts';
 
-
 /**
  * /track-jobs refusals and download-stage failures, against a FAKE yt-dlp
  * (test/fixtures/fake-yt-dlp). No job here reaches separation.
@@ -28,8 +27,16 @@ describe('track jobs with a fake yt-dlp: refusals and download failures', () => 
 
   test.each([
     ['private', 'https://soundcloud.com/fake-artist/PrivateVid0', 'The track is private.'],
-    ['removed', 'https://soundcloud.com/fake-artist/GoneVideo00', 'The track is unavailable: it may have been removed or never existed.'],
-    ['geo-blocked', 'https://soundcloud.com/fake-artist/GeoBlocked0', "The track is not available in this server's country (geo-blocked)."],
+    [
+      'removed',
+      'https://soundcloud.com/fake-artist/GoneVideo00',
+      'The track is unavailable: it may have been removed or never existed.',
+    ],
+    [
+      'geo-blocked',
+      'https://soundcloud.com/fake-artist/GeoBlocked0',
+      "The track is not available in this server's country (geo-blocked).",
+    ],
   ])('a %s track is 404 TRACK_NOT_FOUND at creation; nothing held', async (_what, trackUrl, message) => {
     const r = await create(user.key, { trackUrl });
     expect(r.status).toBe(404);
@@ -40,7 +47,10 @@ describe('track jobs with a fake yt-dlp: refusals and download failures', () => 
   test('a track over 15 minutes is 400 AUDIO_TOO_LONG at creation', async () => {
     const r = await create(user.key, { trackUrl: 'soundcloud.com/fake-artist/LongVideo00' });
     expect(r.status).toBe(400);
-    expect(r.body.error).toEqual({ code: 'AUDIO_TOO_LONG', message: 'The track is 120 minutes long; the maximum is 15 minutes.' });
+    expect(r.body.error).toEqual({
+      code: 'AUDIO_TOO_LONG',
+      message: 'The track is 120 minutes long; the maximum is 15 minutes.',
+    });
   });
 
   test('playlists are 400 INVALID_TRACK_URL, also behind a short code', async () => {
@@ -95,7 +105,12 @@ describe('track jobs with a fake yt-dlp: refusals and download failures', () => 
     await waitForJob(s, user.key, `/v1/track-jobs/${second.body.id}`, 60_000);
     const page: any = await (await s.api('/v1/track-jobs?limit=1', { key: user.key })).json();
     expect(page.pagination).toEqual({ total: 2, limit: 1, offset: 0, hasMore: true });
-    expect(page.jobs[0]).toMatchObject({ id: second.body.id, status: 'FAILED', trackId: 'fake-artist/dlcrash0000-two', creditsCharged: 0 });
+    expect(page.jobs[0]).toMatchObject({
+      id: second.body.id,
+      status: 'FAILED',
+      trackId: 'fake-artist/dlcrash0000-two',
+      creditsCharged: 0,
+    });
     const last: any = await (await s.api('/v1/track-jobs?limit=1&offset=1', { key: user.key })).json();
     expect(last.pagination).toEqual({ total: 2, limit: 1, offset: 1, hasMore: false });
 

@@ -107,7 +107,9 @@ describe('parseVideoUrl rejects', () => {
 
   it('refuses non-strings and very long input', () => {
     expect(rejection(() => parseVideoUrl(42 as unknown as string)).code).toBe('INVALID_VIDEO_URL');
-    expect(rejection(() => parseVideoUrl(`https://www.youtube.com/watch?v=${ID}&x=${'a'.repeat(3000)}`)).message).toMatch(/longer than/);
+    expect(
+      rejection(() => parseVideoUrl(`https://www.youtube.com/watch?v=${ID}&x=${'a'.repeat(3000)}`)).message,
+    ).toMatch(/longer than/);
   });
 });
 
@@ -115,7 +117,10 @@ describe('parseTrackUrl accepts', () => {
   it.each([
     ['https://soundcloud.com/forss/flickermood', 'forss/flickermood'],
     ['https://soundcloud.com/forss/flickermood/', 'forss/flickermood'],
-    ['https://soundcloud.com/forss/flickermood?si=abc123&utm_source=clipboard&in=forss/sets/soulhack', 'forss/flickermood'],
+    [
+      'https://soundcloud.com/forss/flickermood?si=abc123&utm_source=clipboard&in=forss/sets/soulhack',
+      'forss/flickermood',
+    ],
     ['https://soundcloud.com/forss/flickermood#t=0:30', 'forss/flickermood'],
     ['http://soundcloud.com/forss/flickermood', 'forss/flickermood'],
     ['soundcloud.com/forss/flickermood', 'forss/flickermood'],
@@ -131,17 +136,18 @@ describe('parseTrackUrl accepts', () => {
     });
   });
 
-  it.each([['https://on.soundcloud.com/AbC123xYz'], ['on.soundcloud.com/AbC123xYz/'], ['https://on.soundcloud.com/AbC123xYz?utm=1']])(
-    'short code %s',
-    (input) => {
-      expect(parseTrackUrl(input)).toEqual({
-        kind: 'short',
-        trackId: null,
-        shortCode: 'AbC123xYz',
-        canonicalUrl: 'https://on.soundcloud.com/AbC123xYz',
-      });
-    },
-  );
+  it.each([
+    ['https://on.soundcloud.com/AbC123xYz'],
+    ['on.soundcloud.com/AbC123xYz/'],
+    ['https://on.soundcloud.com/AbC123xYz?utm=1'],
+  ])('short code %s', (input) => {
+    expect(parseTrackUrl(input)).toEqual({
+      kind: 'short',
+      trackId: null,
+      shortCode: 'AbC123xYz',
+      canonicalUrl: 'https://on.soundcloud.com/AbC123xYz',
+    });
+  });
 });
 
 describe('parseTrackUrl rejects', () => {

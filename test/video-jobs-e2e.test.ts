@@ -15,10 +15,13 @@ import { mediaWebhookInput } from '../src/jobs/present-media-job.ts';
 const rmsOf = (channels: Float32Array[]) => {
   let sum = 0;
   let n = 0;
-  for (const c of channels) for (const v of c) (sum += v * v), n++;
+  for (const c of channels)
+    for (const v of c) {
+      sum += v * v;
+      n++;
+    }
   return Math.sqrt(sum / n);
 };
-
 
 /**
  * A video job end to end with a FAKE yt-dlp (the video site cannot be reached from here; the fake

@@ -19,7 +19,11 @@ describe('video jobs with a fake yt-dlp: refusals and download failures', () => 
   let user: { id: string; key: string };
 
   beforeAll(async () => {
-    ({ s, workers, user } = await startImportService({ YTDLP_TIMEOUT_MS: String(TIMEOUT_MS), JOB_MAX_ATTEMPTS: '2', JOB_RETRY_BASE_MS: '100' }));
+    ({ s, workers, user } = await startImportService({
+      YTDLP_TIMEOUT_MS: String(TIMEOUT_MS),
+      JOB_MAX_ATTEMPTS: '2',
+      JOB_RETRY_BASE_MS: '100',
+    }));
   });
   afterAll(() => stopImportService({ s, workers }));
 
@@ -28,26 +32,36 @@ describe('video jobs with a fake yt-dlp: refusals and download failures', () => 
     return { status: res.status, body: (await res.json()) as any };
   };
 
-  test.each(['FOUR_STEMS', 'SIX_STEMS'])('outputType %s is 400 VALIDATION_ERROR naming the supported types', async (outputType) => {
-    const r = await create(user.key, { videoUrl: 'https://youtu.be/FalconVid01', outputType });
-    expect(r.status).toBe(400);
-    expect(r.body.error.code).toBe('VALIDATION_ERROR');
-    expect(r.body.error.field).toBe('outputType');
-    expect(r.body.error.message).toMatch(/VOCALS, INSTRUMENTAL or BOTH/);
-    expect(r.body.error.message).toContain(outputType.startsWith('FOUR') ? 'FOUR_STEMS' : 'SIX_STEMS');
-  });
+  test.each(['FOUR_STEMS', 'SIX_STEMS'])(
+    'outputType %s is 400 VALIDATION_ERROR naming the supported types',
+    async (outputType) => {
+      const r = await create(user.key, { videoUrl: 'https://youtu.be/FalconVid01', outputType });
+      expect(r.status).toBe(400);
+      expect(r.body.error.code).toBe('VALIDATION_ERROR');
+      expect(r.body.error.field).toBe('outputType');
+      expect(r.body.error.message).toMatch(/VOCALS, INSTRUMENTAL or BOTH/);
+      expect(r.body.error.message).toContain(outputType.startsWith('FOUR') ? 'FOUR_STEMS' : 'SIX_STEMS');
+    },
+  );
 
   test('the OpenAPI document lists the routes and only the three video output types', async () => {
     const doc: any = await (await s.api('/v1/openapi.json')).json();
     const body = doc.paths['/v1/video-jobs'].post.requestBody.content['application/json'].schema;
     expect(body.required).toEqual(['videoUrl']);
     expect(body.properties.outputType.enum).toEqual(['VOCALS', 'INSTRUMENTAL', 'BOTH']);
-    for (const path of ['/v1/video-jobs/{id}', '/v1/track-jobs', '/v1/track-jobs/{id}']) expect(doc.paths[path]).toBeTruthy();
+    for (const path of ['/v1/video-jobs/{id}', '/v1/track-jobs', '/v1/track-jobs/{id}'])
+      expect(doc.paths[path]).toBeTruthy();
   });
 
   test('missing videoUrl and unknown enum values are 400 VALIDATION_ERROR', async () => {
-    expect((await create(user.key, { outputType: 'BOTH' })).body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'videoUrl' });
-    expect((await create(user.key, { videoUrl: 'FalconVid01', quality: 'ULTRA' })).body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'quality' });
+    expect((await create(user.key, { outputType: 'BOTH' })).body.error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      field: 'videoUrl',
+    });
+    expect((await create(user.key, { videoUrl: 'FalconVid01', quality: 'ULTRA' })).body.error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      field: 'quality',
+    });
   });
 
   test('an address of another site is 400 INVALID_VIDEO_URL', async () => {
@@ -89,7 +103,12 @@ describe('video jobs with a fake yt-dlp: refusals and download failures', () => 
   test('the downloader crashing in the download stage: retried, then FAILED, credits released', async () => {
     const r = await create(user.key, { videoUrl: 'https://www.youtube.com/embed/DlCrash0000', quality: 'FAST' });
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ status: 'PENDING', videoId: 'DlCrash0000', creditsRequired: 7, outputs: ['vocals', 'instrumental'] });
+    expect(r.body).toMatchObject({
+      status: 'PENDING',
+      videoId: 'DlCrash0000',
+      creditsRequired: 7,
+      outputs: ['vocals', 'instrumental'],
+    });
     expect(await getBalanceSeconds(s.rt.db, user.id)).toBe(300 - 7);
     const { job } = await waitForJob(s, user.key, `/v1/video-jobs/${r.body.id}`, 60_000);
     expect(job.status).toBe('FAILED');

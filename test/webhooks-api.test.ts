@@ -18,10 +18,16 @@ describe.each(dialects)('webhook routes and repository (%s)', (dialect) => {
     const res = await create(user.key, { url: 'http://127.0.0.1:9/hook' });
     expect(res.status).toBe(201);
     const created = WebhookCreated.parse(await res.json());
-    expect(created).toMatchObject({ url: 'http://127.0.0.1:9/hook', events: ['job.completed', 'job.failed'], isActive: true });
+    expect(created).toMatchObject({
+      url: 'http://127.0.0.1:9/hook',
+      events: ['job.completed', 'job.failed'],
+      isActive: true,
+    });
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
 
-    const dup = WebhookCreated.parse(await (await create(user.key, { url: 'https://example.com/a', events: ['job.failed', 'job.failed'] })).json());
+    const dup = WebhookCreated.parse(
+      await (await create(user.key, { url: 'https://example.com/a', events: ['job.failed', 'job.failed'] })).json(),
+    );
     expect(dup.events).toEqual(['job.failed']);
     expect(dup.secret).not.toBe(created.secret);
 
@@ -67,7 +73,7 @@ describe.each(dialects)('webhook routes and repository (%s)', (dialect) => {
     // Credentials in the URL are refused by the address guard's shape check.
     const creds: any = await (await create(user.key, { url: 'https://user:pw@example.com/' })).json();
     expect(creds.error.code).toBe('URL_NOT_ALLOWED');
-    expect((await (await s.api('/v1/webhooks', { key: user.key })).json() as any).webhooks).toEqual([]);
+    expect(((await (await s.api('/v1/webhooks', { key: user.key })).json()) as any).webhooks).toEqual([]);
   });
 
   test('at most 5 webhooks per account (409 WEBHOOK_LIMIT_REACHED); a deleted one frees a slot', async () => {
@@ -91,7 +97,9 @@ describe.each(dialects)('webhook routes and repository (%s)', (dialect) => {
 
   test('racing creations never exceed the limit', async () => {
     const user = await s.newAccount();
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => create(user.key, { url: `http://127.0.0.1:9/r${i}` })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => create(user.key, { url: `http://127.0.0.1:9/r${i}` })),
+    );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses.filter((st) => st === 201)).toHaveLength(5);
     expect(statuses.filter((st) => st === 409)).toHaveLength(3);
@@ -152,13 +160,16 @@ describe('private addresses are refused by default', () => {
   });
   afterAll(async () => s?.close());
 
-  test.each(['http://127.0.0.1:8080/hook', 'http://10.0.0.7/hook', 'http://169.254.169.254/latest', 'http://[::1]/hook', 'http://localhost/hook'])(
-    '%s -> 400 URL_NOT_ALLOWED',
-    async (url) => {
-      const user = await s.newAccount();
-      const res = await s.api('/v1/webhooks', { key: user.key, method: 'POST', json: { url } });
-      expect(res.status).toBe(400);
-      expect(((await res.json()) as any).error.code).toBe('URL_NOT_ALLOWED');
-    },
-  );
+  test.each([
+    'http://127.0.0.1:8080/hook',
+    'http://10.0.0.7/hook',
+    'http://169.254.169.254/latest',
+    'http://[::1]/hook',
+    'http://localhost/hook',
+  ])('%s -> 400 URL_NOT_ALLOWED', async (url) => {
+    const user = await s.newAccount();
+    const res = await s.api('/v1/webhooks', { key: user.key, method: 'POST', json: { url } });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as any).error.code).toBe('URL_NOT_ALLOWED');
+  });
 });

@@ -6,10 +6,16 @@ import { recordDeliveryOutcome } from '../src/store/webhooks.ts';
 
 const repo = resolve(import.meta.dirname, '..');
 
-function stemforge(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+function stemforge(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    execFile(process.execPath, [join(repo, 'bin/stemforge.mjs'), ...args], { cwd: repo, env: { ...process.env, ...env, LOG_LEVEL: 'silent' } }, (err, stdout, stderr) =>
-      done({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [join(repo, 'bin/stemforge.mjs'), ...args],
+      { cwd: repo, env: { ...process.env, ...env, LOG_LEVEL: 'silent' } },
+      (err, stdout, stderr) => done({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -23,7 +29,9 @@ describe('stemforge webhooks enable', () => {
 
   test('re-enables a disabled webhook; unknown id exits 1; bad usage exits 2', async () => {
     const user = await s.newAccount();
-    const { id } = (await (await s.api('/v1/webhooks', { key: user.key, method: 'POST', json: { url: 'http://127.0.0.1:9/cli' } })).json()) as any;
+    const { id } = (await (
+      await s.api('/v1/webhooks', { key: user.key, method: 'POST', json: { url: 'http://127.0.0.1:9/cli' } })
+    ).json()) as any;
     for (let i = 0; i < 5; i++) await recordDeliveryOutcome(s.rt.db, id, { ok: false, error: 'HTTP 502' });
     const list = async () => ((await (await s.api('/v1/webhooks', { key: user.key })).json()) as any).webhooks[0];
     expect(await list()).toMatchObject({ isActive: false, failCount: 5, lastError: 'HTTP 502' });
@@ -36,7 +44,13 @@ describe('stemforge webhooks enable', () => {
     expect(await list()).toMatchObject({ isActive: true, failCount: 0, lastError: null });
 
     const json = await stemforge(['webhooks', 'enable', id, '--json'], env);
-    expect(JSON.parse(json.stdout)).toMatchObject({ id, isActive: true, failCount: 0, lastError: null, events: ['job.completed', 'job.failed'] });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      id,
+      isActive: true,
+      failCount: 0,
+      lastError: null,
+      events: ['job.completed', 'job.failed'],
+    });
     expect(json.stdout).not.toContain('whsec_');
 
     const unknown = await stemforge(['webhooks', 'enable', 'wh_nope'], env);

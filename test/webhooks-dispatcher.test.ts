@@ -15,7 +15,11 @@ describe.each(dialects)('webhook dispatcher (%s)', (dialect) => {
   const running: WebhookDispatcher[] = [];
   beforeAll(async () => {
     rx = await startReceiver();
-    s = await startTestServer(dialect, { ALLOW_PRIVATE_URLS: 'true', WEBHOOK_TIMEOUT_MS: '500', RATE_LIMIT_PER_MINUTE: '100000' });
+    s = await startTestServer(dialect, {
+      ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_TIMEOUT_MS: '500',
+      RATE_LIMIT_PER_MINUTE: '100000',
+    });
   });
   afterEach(async () => {
     for (const d of running.splice(0)) await d.stop();
@@ -37,7 +41,11 @@ describe.each(dialects)('webhook dispatcher (%s)', (dialect) => {
     await d.stop();
   };
   const hook = async (key: string, path: string, events?: string[]) => {
-    const res = await s.api('/v1/webhooks', { key, method: 'POST', json: { url: rx.url(path), ...(events ? { events } : {}) } });
+    const res = await s.api('/v1/webhooks', {
+      key,
+      method: 'POST',
+      json: { url: rx.url(path), ...(events ? { events } : {}) },
+    });
     expect(res.status).toBe(201);
     return (await res.json()) as { id: string; secret: string };
   };
@@ -49,7 +57,11 @@ describe.each(dialects)('webhook dispatcher (%s)', (dialect) => {
     const wh = await hook(user.key, `/signed-${dialect}`);
     const audio = Buffer.from('ID3 not really an mp3 but bytes to download');
     const metadata = { order: 'Ünïcødé “quotes” </script>', n: 42 };
-    const { job, deliveries } = await commitFinishedJob(s.rt, user.id, { outcome: 'COMPLETED', outputs: { vocals: audio }, metadata });
+    const { job, deliveries } = await commitFinishedJob(s.rt, user.id, {
+      outcome: 'COMPLETED',
+      outputs: { vocals: audio },
+      metadata,
+    });
     expect(deliveries).toBe(1);
     await deliverAll();
 
@@ -101,18 +113,34 @@ describe.each(dialects)('webhook dispatcher (%s)', (dialect) => {
     const user = await s.newAccount();
     const p = `/kinds-${dialect}`;
     await hook(user.key, p);
-    const failed = await commitFinishedJob(s.rt, user.id, { outcome: 'FAILED', errorMessage: 'the audio could not be decoded' });
+    const failed = await commitFinishedJob(s.rt, user.id, {
+      outcome: 'FAILED',
+      errorMessage: 'the audio could not be decoded',
+    });
     const video = await commitFinishedJob(s.rt, user.id, {
       kind: 'video',
       outcome: 'COMPLETED',
       outputs: { fullAudio: Buffer.from('a'), vocals: Buffer.from('v'), instrumental: Buffer.from('i') },
-      input: { videoId: 'dQw4w9WgXcQ', videoTitle: 'A video', videoDuration: 212, videoUrl: 'https://www.youtube.com/watch?v=dQw4w9WgXcQ', videoThumbnail: 'https://i.ytimg.com/x.jpg', channelName: 'Chan' },
+      input: {
+        videoId: 'dQw4w9WgXcQ',
+        videoTitle: 'A video',
+        videoDuration: 212,
+        videoUrl: 'https://www.youtube.com/watch?v=dQw4w9WgXcQ',
+        videoThumbnail: 'https://i.ytimg.com/x.jpg',
+        channelName: 'Chan',
+      },
       options: { outputType: 'BOTH', quality: 'BEST', outputFormat: 'MP3' },
     });
     const track = await commitFinishedJob(s.rt, user.id, {
       kind: 'track',
       outcome: 'FAILED',
-      input: { trackId: '12345', trackTitle: 'A track', trackDuration: 180, trackUrl: 'https://soundcloud.com/a/b', artistName: 'Art' },
+      input: {
+        trackId: '12345',
+        trackTitle: 'A track',
+        trackDuration: 180,
+        trackUrl: 'https://soundcloud.com/a/b',
+        artistName: 'Art',
+      },
       options: { outputType: 'BOTH', quality: 'BEST', outputFormat: 'MP3' },
     });
     const denoise = await commitFinishedJob(s.rt, user.id, { kind: 'denoise', outcome: 'COMPLETED' });
@@ -129,7 +157,12 @@ describe.each(dialects)('webhook dispatcher (%s)', (dialect) => {
     expect(v.data).toMatchObject({
       type: 'video',
       status: 'COMPLETED',
-      input: { videoTitle: 'A video', videoDuration: 212, videoUrl: 'https://www.youtube.com/watch?v=dQw4w9WgXcQ', videoVideoId: 'dQw4w9WgXcQ' },
+      input: {
+        videoTitle: 'A video',
+        videoDuration: 212,
+        videoUrl: 'https://www.youtube.com/watch?v=dQw4w9WgXcQ',
+        videoVideoId: 'dQw4w9WgXcQ',
+      },
       options: { outputType: 'BOTH', quality: 'BEST', outputFormat: 'MP3' },
     });
     expect(Object.keys(v.data.outputs!).sort()).toEqual(['fullAudio', 'instrumental', 'vocals']);
@@ -151,12 +184,12 @@ describe.each(dialects)('webhook dispatcher (%s)', (dialect) => {
     await deliverAll();
     const f = rx.at(`/only-failed-${dialect}`);
     const c = rx.at(`/only-completed-${dialect}`);
-    expect(f.map((r) => [r.headers['x-webhook-event'], r.headers['x-webhook-id'], JSON.parse(r.raw.toString()).data.jobId])).toEqual([
-      ['job.failed', onlyFailed.id, failed.job.id],
-    ]);
-    expect(c.map((r) => [r.headers['x-webhook-event'], r.headers['x-webhook-id'], JSON.parse(r.raw.toString()).data.jobId])).toEqual([
-      ['job.completed', onlyCompleted.id, completed.job.id],
-    ]);
+    expect(
+      f.map((r) => [r.headers['x-webhook-event'], r.headers['x-webhook-id'], JSON.parse(r.raw.toString()).data.jobId]),
+    ).toEqual([['job.failed', onlyFailed.id, failed.job.id]]);
+    expect(
+      c.map((r) => [r.headers['x-webhook-event'], r.headers['x-webhook-id'], JSON.parse(r.raw.toString()).data.jobId]),
+    ).toEqual([['job.completed', onlyCompleted.id, completed.job.id]]);
     // Another account's webhook hears nothing of these jobs.
     const other = await s.newAccount();
     await hook(other.key, `/other-${dialect}`);
@@ -186,7 +219,11 @@ describe.each(dialects)('webhook dispatcher (%s)', (dialect) => {
     const w = await listed(user.key, slow.id);
     expect(w).toMatchObject({ failCount: 1, isActive: true, lastError: 'timeout after 500 ms' });
     const rows = await listJobDeliveries(s.rt.db, job.id);
-    expect(rows.find((r) => r.webhook_id === slow.id)).toMatchObject({ status: 'done', response_status: null, error: 'timeout after 500 ms' });
+    expect(rows.find((r) => r.webhook_id === slow.id)).toMatchObject({
+      status: 'done',
+      response_status: null,
+      error: 'timeout after 500 ms',
+    });
   });
 
   test('five consecutive failures disable the webhook and later events are skipped; a success resets; re-enable works', async () => {
@@ -212,7 +249,10 @@ describe.each(dialects)('webhook dispatcher (%s)', (dialect) => {
     await deliverAll({ concurrency: 1 });
     expect(rx.at(path).length - before).toBe(5);
     expect(await listed(user.key, wh.id)).toMatchObject({ failCount: 5, isActive: false, lastError: 'HTTP 503' });
-    expect((await listJobDeliveries(s.rt.db, jobs[5].id))[0]).toMatchObject({ status: 'skipped', error: 'webhook inactive' });
+    expect((await listJobDeliveries(s.rt.db, jobs[5].id))[0]).toMatchObject({
+      status: 'skipped',
+      error: 'webhook inactive',
+    });
     // While inactive, new events are not even queued for it.
     expect((await commitFinishedJob(s.rt, user.id, { outcome: 'FAILED' })).deliveries).toBe(0);
 
@@ -237,7 +277,8 @@ describe.each(dialects)('webhook dispatcher (%s)', (dialect) => {
 
     // Many events, three polling dispatchers at once: every event arrives exactly once.
     const jobs = [];
-    for (let i = 0; i < 12; i++) jobs.push((await commitFinishedJob(s.rt, user.id, { outcome: i % 2 ? 'FAILED' : 'COMPLETED' })).job.id);
+    for (let i = 0; i < 12; i++)
+      jobs.push((await commitFinishedJob(s.rt, user.id, { outcome: i % 2 ? 'FAILED' : 'COMPLETED' })).job.id);
     const ds = [dispatcher({ pollMs: 5 }), dispatcher({ pollMs: 5 }), dispatcher({ pollMs: 5 })];
     await rx.waitFor(path, 13);
     await Promise.all(ds.map((d) => d.drain()));
@@ -273,7 +314,19 @@ describe.each(dialects)('webhook dispatcher (%s)', (dialect) => {
       const path = `/planted-${dialect}`;
       await strict.rt.db
         .insertInto('webhooks')
-        .values({ id: 'wh_planted', account_id: account.id, url: rx.url(path), events_json: '["job.completed"]', secret: 's', is_active: 1, fail_count: 0, last_error: null, last_called_at: null, created_at: new Date().toISOString(), deleted_at: null })
+        .values({
+          id: 'wh_planted',
+          account_id: account.id,
+          url: rx.url(path),
+          events_json: '["job.completed"]',
+          secret: 's',
+          is_active: 1,
+          fail_count: 0,
+          last_error: null,
+          last_called_at: null,
+          created_at: new Date().toISOString(),
+          deleted_at: null,
+        })
         .execute();
       await commitFinishedJob(strict.rt, account.id, { outcome: 'COMPLETED' });
       const d = startWebhookDispatcher(strict.rt, { pollMs: 50 });

@@ -31,7 +31,12 @@ describe('webhooks end to end: real jobs, real workers, real receiver', () => {
     rx = await startReceiver();
     s = await startTestServer(
       'sqlite',
-      { ALLOW_PRIVATE_URLS: 'true', JOB_MAX_ATTEMPTS: '1', RATE_LIMIT_PER_MINUTE: '100000', STEMFORGE_MODELS_DIR: sharedPath('models') },
+      {
+        ALLOW_PRIVATE_URLS: 'true',
+        JOB_MAX_ATTEMPTS: '1',
+        RATE_LIMIT_PER_MINUTE: '100000',
+        STEMFORGE_MODELS_DIR: sharedPath('models'),
+      },
       {},
       { engines: switchable },
     );
@@ -46,7 +51,13 @@ describe('webhooks end to end: real jobs, real workers, real receiver', () => {
   test('job.failed and job.completed arrive signed, matching the job as the API reports it', async () => {
     const user = await s.newAccount(300);
     const create = async (path: string, events?: string[]) =>
-      (await (await s.api('/v1/webhooks', { key: user.key, method: 'POST', json: { url: rx.url(path), ...(events ? { events } : {}) } })).json()) as {
+      (await (
+        await s.api('/v1/webhooks', {
+          key: user.key,
+          method: 'POST',
+          json: { url: rx.url(path), ...(events ? { events } : {}) },
+        })
+      ).json()) as {
         id: string;
         secret: string;
       };
@@ -55,13 +66,23 @@ describe('webhooks end to end: real jobs, real workers, real receiver', () => {
     const upload = await uploadFile(s, user.key, sharedPath('audio', 'musdb-falcon69', 'mixture.wav'), 'falcon.wav');
 
     failSeparation = true;
-    const doomed: any = await (await s.api('/v1/jobs', { key: user.key, method: 'POST', json: { uploadKey: upload, outputType: 'VOCALS', quality: 'FAST' } })).json();
+    const doomed: any = await (
+      await s.api('/v1/jobs', {
+        key: user.key,
+        method: 'POST',
+        json: { uploadKey: upload, outputType: 'VOCALS', quality: 'FAST' },
+      })
+    ).json();
     const failed = (await waitForJob(s, user.key, `/v1/jobs/${doomed.id}`, 60_000)).job;
     expect(failed.status).toBe('FAILED');
     failSeparation = false;
 
     const created: any = await (
-      await s.api('/v1/jobs', { key: user.key, method: 'POST', json: { uploadKey: upload, outputType: 'VOCALS', quality: 'FAST', metadata: { ref: 'e2e' } } })
+      await s.api('/v1/jobs', {
+        key: user.key,
+        method: 'POST',
+        json: { uploadKey: upload, outputType: 'VOCALS', quality: 'FAST', metadata: { ref: 'e2e' } },
+      })
     ).json();
     const completed = (await waitForJob(s, user.key, `/v1/jobs/${created.id}`)).job;
     expect(completed.status).toBe('COMPLETED');
@@ -112,7 +133,9 @@ describe('webhooks end to end: real jobs, real workers, real receiver', () => {
 
     // The job.failed-only webhook heard the failure and nothing else.
     await new Promise((r) => setTimeout(r, 1500));
-    expect(rx.at('/failed').map((r) => [r.headers['x-webhook-event'], r.headers['x-webhook-id']])).toEqual([['job.failed', failedOnly.id]]);
+    expect(rx.at('/failed').map((r) => [r.headers['x-webhook-event'], r.headers['x-webhook-id']])).toEqual([
+      ['job.failed', failedOnly.id],
+    ]);
     expect(rx.at('/all')).toHaveLength(2);
     const listed: any = await (await s.api('/v1/webhooks', { key: user.key })).json();
     for (const w of listed.webhooks) expect(w).toMatchObject({ failCount: 0, isActive: true, lastError: null });

@@ -43,7 +43,12 @@ describe('webhook outbox across crashes (sqlite, real processes)', () => {
   let rx: Receiver;
   const runtimes: Runtime[] = [];
   let child: ChildProcess | undefined;
-  const env = () => ({ STEMFORGE_DATA_DIR: s.dataDir, ALLOW_PRIVATE_URLS: 'true', WEBHOOK_TIMEOUT_MS: '500', LOG_LEVEL: 'silent' });
+  const env = () => ({
+    STEMFORGE_DATA_DIR: s.dataDir,
+    ALLOW_PRIVATE_URLS: 'true',
+    WEBHOOK_TIMEOUT_MS: '500',
+    LOG_LEVEL: 'silent',
+  });
   /** Another process's runtime on the same database: what a restart gets. */
   const restartedRuntime = async () => {
     const rt = await createRuntime(loadConfig(env()));
@@ -53,7 +58,11 @@ describe('webhook outbox across crashes (sqlite, real processes)', () => {
 
   beforeAll(async () => {
     rx = await startReceiver();
-    s = await startTestServer('sqlite', { ALLOW_PRIVATE_URLS: 'true', WEBHOOK_TIMEOUT_MS: '500', RATE_LIMIT_PER_MINUTE: '100000' });
+    s = await startTestServer('sqlite', {
+      ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_TIMEOUT_MS: '500',
+      RATE_LIMIT_PER_MINUTE: '100000',
+    });
   });
   afterAll(async () => {
     if (child && child.exitCode === null) child.kill('SIGKILL');
@@ -66,8 +75,16 @@ describe('webhook outbox across crashes (sqlite, real processes)', () => {
     const user = await s.newAccount();
     rx.on('/hang', 'hang');
     const hooks: Record<string, { id: string }> = {};
-    for (const [name, events] of [['hang', undefined], ['a', undefined], ['b', ['job.completed']]] as const) {
-      const res = await s.api('/v1/webhooks', { key: user.key, method: 'POST', json: { url: rx.url(`/${name}`), ...(events ? { events } : {}) } });
+    for (const [name, events] of [
+      ['hang', undefined],
+      ['a', undefined],
+      ['b', ['job.completed']],
+    ] as const) {
+      const res = await s.api('/v1/webhooks', {
+        key: user.key,
+        method: 'POST',
+        json: { url: rx.url(`/${name}`), ...(events ? { events } : {}) },
+      });
       hooks[name] = (await res.json()) as { id: string };
     }
 
@@ -75,13 +92,19 @@ describe('webhook outbox across crashes (sqlite, real processes)', () => {
     //    (the crash window between commit and delivery).
     const j1 = await commitFinishedJob(s.rt, user.id, { outcome: 'COMPLETED' });
     expect(j1.deliveries).toBe(3);
-    expect((await listJobDeliveries(s.rt.db, j1.job.id)).map((r) => r.status)).toEqual(['pending', 'pending', 'pending']);
+    expect((await listJobDeliveries(s.rt.db, j1.job.id)).map((r) => r.status)).toEqual([
+      'pending',
+      'pending',
+      'pending',
+    ]);
     expect(rx.received).toHaveLength(0);
 
     // 2. A worker process starts, delivers, and is killed while one receiver is still answering.
     child = await startWorkerProcess({ ...env(), WEBHOOK_TIMEOUT_MS: '60000' });
     await Promise.all([rx.waitFor('/hang', 1, 30_000), rx.waitFor('/a', 1, 30_000), rx.waitFor('/b', 1, 30_000)]);
-    await until(async () => (await listJobDeliveries(s.rt.db, j1.job.id)).filter((r) => r.status === 'done').length === 2);
+    await until(
+      async () => (await listJobDeliveries(s.rt.db, j1.job.id)).filter((r) => r.status === 'done').length === 2,
+    );
     child.kill('SIGKILL');
     await new Promise((r) => child!.once('exit', r));
     const cut = (await listJobDeliveries(s.rt.db, j1.job.id)).find((r) => r.webhook_id === hooks.hang.id)!;

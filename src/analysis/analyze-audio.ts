@@ -62,7 +62,10 @@ function plan(input: AnalyzeInput): { jobs: FileJob[]; tempoSource: 'mix' | 'ste
   const jobs = new Map<string, FileJob>();
   const job = (path: string) => {
     let j = jobs.get(path);
-    if (!j) jobs.set(path, (j = { path, onsetWeight: 0, chroma: false }));
+    if (!j) {
+      j = { path, onsetWeight: 0, chroma: false };
+      jobs.set(path, j);
+    }
     return j;
   };
   const tempoSource = input.drumsPath ? 'stems' : 'mix';

@@ -28,7 +28,11 @@ export function analyzeAudioInThread(input: AnalyzeInput): Promise<DetailedAnaly
     worker.once('message', (reply: Reply) => {
       settle(() => (reply.ok ? resolve(reply.result) : reject(new AnalysisError(reply.message))));
     });
-    worker.once('error', (err) => settle(() => reject(new AnalysisError(`analysis thread failed: ${err.message}`, { cause: err }))));
-    worker.once('exit', (code) => settle(() => reject(new AnalysisError(`analysis thread exited (code ${code}) without a result`))));
+    worker.once('error', (err) =>
+      settle(() => reject(new AnalysisError(`analysis thread failed: ${err.message}`, { cause: err }))),
+    );
+    worker.once('exit', (code) =>
+      settle(() => reject(new AnalysisError(`analysis thread exited (code ${code}) without a result`))),
+    );
   });
 }

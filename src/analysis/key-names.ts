@@ -42,6 +42,6 @@ export function parseKey(text: string): Key | null {
  */
 export function camelot(key: Key): string {
   const major = key.mode === 'major' ? key.tonic : (key.tonic + 3) % 12;
-  const n = (((7 * major) % 12) + 7) % 12 + 1;
+  const n = ((((7 * major) % 12) + 7) % 12) + 1;
   return `${n}${key.mode === 'major' ? 'B' : 'A'}`;
 }

@@ -36,7 +36,10 @@ function pearson(chroma: ArrayLike<number>, profile: readonly number[], tonic: n
  * with each of the 24 rotations of a key profile. With several profiles the correlations are
  * averaged per key, which measured better than any single profile (see docs/analysis.md).
  */
-export function estimateKey(chroma: ArrayLike<number>, profiles: readonly KeyProfile[] = KEY_PROFILES): KeyEstimate | null {
+export function estimateKey(
+  chroma: ArrayLike<number>,
+  profiles: readonly KeyProfile[] = KEY_PROFILES,
+): KeyEstimate | null {
   let total = 0;
   for (let i = 0; i < 12; i++) total += chroma[i];
   if (!(total > 0)) return null;

@@ -53,7 +53,11 @@ export interface OnsetEnvelopes {
  *    frequency and its harmonics (a Fourier tempogram, Grosche & Müller 2011), which resolves
  *    tempo far below the frame rate's lag resolution.
  */
-export function estimateTempo(onsets: OnsetEnvelopes, frameRate: number, options: TempoOptions = {}): TempoEstimate | null {
+export function estimateTempo(
+  onsets: OnsetEnvelopes,
+  frameRate: number,
+  options: TempoOptions = {},
+): TempoEstimate | null {
   const opts = { ...DEFAULTS, ...options };
   const novelty = preprocess(onsets.envelope, frameRate);
   if (!novelty) return null;
@@ -65,7 +69,8 @@ export function estimateTempo(onsets: OnsetEnvelopes, frameRate: number, options
   const grid: number[] = [];
   for (let bpm = opts.minBpm; bpm <= opts.maxBpm; bpm += 0.5) grid.push(bpm);
   const tempogram = tempogramSalience(novelty, frameRate, grid);
-  const salience = (bpm: number) => tempogram[Math.min(grid.length - 1, Math.max(0, Math.round((bpm - opts.minBpm) / 0.5)))];
+  const salience = (bpm: number) =>
+    tempogram[Math.min(grid.length - 1, Math.max(0, Math.round((bpm - opts.minBpm) / 0.5)))];
   const score = (bpm: number) => salience(bpm) * prior(bpm);
 
   const candidates: { bpm: number; score: number }[] = [];
@@ -98,7 +103,13 @@ export function estimateTempo(onsets: OnsetEnvelopes, frameRate: number, options
  * kicks or snares as strongly as its beats is too slow (the drum & bass or punk "half time" trap);
  * the prior alone cannot tell 87 from 174 BPM, both being equally far from 120.
  */
-function chooseMetricalLevel(bodyAcf: Float32Array, body: Float32Array, frameRate: number, bpm: number, opts: Required<TempoOptions>): number {
+function chooseMetricalLevel(
+  bodyAcf: Float32Array,
+  body: Float32Array,
+  frameRate: number,
+  bpm: number,
+  opts: Required<TempoOptions>,
+): number {
   const acfRatio = (b: number) => {
     const period = (60 * frameRate) / b;
     const on = peakNear(bodyAcf, period);
@@ -108,7 +119,8 @@ function chooseMetricalLevel(bodyAcf: Float32Array, body: Float32Array, frameRat
   // Both views must agree: the lag view survives tempo drift, the phase view tells which off-beats
   // are filled (a dembow's syncopated snares fill lags but not the off-beat positions).
   const offbeatsAreBeats = (b: number) => acfRatio(b) >= OFFBEAT_AS_BEAT.acf && phase(b) >= OFFBEAT_AS_BEAT.phase;
-  const offbeatsAreSubdivisions = (b: number) => acfRatio(b) < OFFBEAT_AS_SUBDIVISION.acf && phase(b) < OFFBEAT_AS_SUBDIVISION.phase;
+  const offbeatsAreSubdivisions = (b: number) =>
+    acfRatio(b) < OFFBEAT_AS_SUBDIVISION.acf && phase(b) < OFFBEAT_AS_SUBDIVISION.phase;
   let b = bpm;
   while (2 * b <= opts.maxBpm && offbeatsAreBeats(b)) b *= 2;
   while (b / 2 >= opts.minBpm && offbeatsAreSubdivisions(b / 2)) b /= 2;
@@ -174,7 +186,7 @@ function preprocess(envelope: Float32Array, frameRate: number): Float32Array | n
     const a = Math.max(0, i - half);
     const b = Math.min(n, i + half + 1);
     const v = envelope[i] - (prefix[b] - prefix[a]) / (b - a);
-    out[i] = v > 0 ? v : 0;
+    out[i] = Math.max(v, 0);
     sumSq += out[i] * out[i];
   }
   if (sumSq <= 1e-12) return null;

@@ -45,10 +45,21 @@ export class AudioEncoder {
     const sampleRate = opts.sampleRate ?? ENGINE_SAMPLE_RATE;
     const channels = opts.channels ?? ENGINE_CHANNELS;
     // latency=1: without it alimiter delays the output by its 5 ms look-ahead and drops the last 5 ms.
-    const filters = opts.limiter === false ? [] : ['-af', 'alimiter=limit=0.966:attack=5:release=50:level=disabled:latency=1'];
+    const filters =
+      opts.limiter === false ? [] : ['-af', 'alimiter=limit=0.966:attack=5:release=50:level=disabled:latency=1'];
     const args = [
-      '-nostdin', '-v', 'error', '-y',
-      '-f', 'f32le', '-ar', String(sampleRate), '-ac', String(channels), '-i', 'pipe:0',
+      '-nostdin',
+      '-v',
+      'error',
+      '-y',
+      '-f',
+      'f32le',
+      '-ar',
+      String(sampleRate),
+      '-ac',
+      String(channels),
+      '-i',
+      'pipe:0',
       ...filters,
       ...CODEC_ARGS[format],
       outPath,

@@ -41,7 +41,8 @@ export async function probeAudio(path: string, tools: FfmpegTools = defaultTools
   const stream = info.streams?.[0];
   if (!stream || !info.format) throw new UnsupportedAudioError('the file has no audio stream');
   const duration = Number(info.format.duration ?? stream.duration);
-  if (!Number.isFinite(duration) || duration <= 0) throw new UnsupportedAudioError('the audio has no readable duration');
+  if (!Number.isFinite(duration) || duration <= 0)
+    throw new UnsupportedAudioError('the audio has no readable duration');
   // Image and text "formats" that ffprobe can open are not audio even with a stream.
   if (/^(image2|png_pipe|jpeg_pipe|tty|gif)/.test(info.format.format_name ?? '')) {
     throw new UnsupportedAudioError(`unsupported container ${info.format.format_name}`);

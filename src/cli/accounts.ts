@@ -6,11 +6,16 @@ import { createApiKey } from '../store/api-keys.ts';
 const USAGE = 'stemforge accounts create --email E [--json] | stemforge accounts list [--json]';
 
 export async function run(args: string[]): Promise<void> {
-  const { values, positionals } = parseCommandArgs(args, { email: { type: 'string' }, json: { type: 'boolean' } }, USAGE);
+  const { values, positionals } = parseCommandArgs(
+    args,
+    { email: { type: 'string' }, json: { type: 'boolean' } },
+    USAGE,
+  );
   const [sub] = positionals;
   if (sub === 'create') {
     const email = values.email?.trim();
-    if (!email || !/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError(`a valid --email is required\nusage: ${USAGE}`);
+    if (!email || !/^[^\s@]+@[^\s@]+$/.test(email))
+      throw new UsageError(`a valid --email is required\nusage: ${USAGE}`);
     await withRuntime(async (rt) => {
       if (await findAccountByEmail(rt.db, email)) throw new Error(`an account with email ${email} already exists`);
       const account = await rt.db.transaction().execute(async (tx) => {
@@ -19,7 +24,10 @@ export async function run(args: string[]): Promise<void> {
         return { ...a, key };
       });
       if (values.json) printJson({ id: account.id, email: account.email, apiKey: account.key });
-      else process.stdout.write(`created account ${account.id} (${account.email})\nAPI key (shown once): ${account.key}\n`);
+      else
+        process.stdout.write(
+          `created account ${account.id} (${account.email})\nAPI key (shown once): ${account.key}\n`,
+        );
     });
     return;
   }
@@ -27,7 +35,10 @@ export async function run(args: string[]): Promise<void> {
     await withRuntime(async (rt) => {
       const accounts = await listAccounts(rt.db);
       if (values.json) printJson(accounts);
-      else printTable(accounts.map((a) => ({ id: a.id, email: a.email, balanceSeconds: a.balanceSeconds, createdAt: a.createdAt })));
+      else
+        printTable(
+          accounts.map((a) => ({ id: a.id, email: a.email, balanceSeconds: a.balanceSeconds, createdAt: a.createdAt })),
+        );
     });
     return;
   }

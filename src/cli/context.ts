@@ -12,7 +12,7 @@ export async function withRuntime<T>(fn: (rt: Runtime) => Promise<T>): Promise<T
 }
 
 export function printJson(value: unknown): void {
-  process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
 /** A fixed-width table for terminal output. */
@@ -23,6 +23,10 @@ export function printTable(rows: Array<Record<string, unknown>>): void {
   }
   const cols = Object.keys(rows[0]);
   const width = cols.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c] ?? '').length)));
-  const line = (vals: string[]) => vals.map((v, i) => v.padEnd(width[i])).join('  ').trimEnd();
-  process.stdout.write([line(cols), ...rows.map((r) => line(cols.map((c) => String(r[c] ?? ''))))].join('\n') + '\n');
+  const line = (vals: string[]) =>
+    vals
+      .map((v, i) => v.padEnd(width[i]))
+      .join('  ')
+      .trimEnd();
+  process.stdout.write(`${[line(cols), ...rows.map((r) => line(cols.map((c) => String(r[c] ?? ''))))].join('\n')}\n`);
 }

@@ -21,7 +21,8 @@ export async function run(args: string[]): Promise<number> {
     },
     USAGE,
   );
-  if (positionals.length !== 1 || !values.output) throw new UsageError(`an input and -o <output> are required\nusage: ${USAGE}`);
+  if (positionals.length !== 1 || !values.output)
+    throw new UsageError(`an input and -o <output> are required\nusage: ${USAGE}`);
   const input = resolve(positionals[0]);
   const output = resolve(values.output);
   const format = pickFormat(values.format, output);
@@ -80,5 +81,7 @@ function pickFormat(flag: string | undefined, output: string): AudioFormat {
   }
   const ext = /\.([a-z0-9]+)$/i.exec(output)?.[1]?.toLowerCase() as AudioFormat | undefined;
   if (ext && FORMATS.includes(ext)) return ext;
-  throw new UsageError(`cannot tell the format from '${output}': use an .mp3, .wav or .flac name or --format\nusage: ${USAGE}`);
+  throw new UsageError(
+    `cannot tell the format from '${output}': use an .mp3, .wav or .flac name or --format\nusage: ${USAGE}`,
+  );
 }

@@ -6,7 +6,11 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../store/api-keys.ts';
 const USAGE = 'stemforge keys create --account ID [--json] | keys list --account ID [--json] | keys revoke KEY_ID';
 
 export async function run(args: string[]): Promise<void> {
-  const { values, positionals } = parseCommandArgs(args, { account: { type: 'string' }, json: { type: 'boolean' } }, USAGE);
+  const { values, positionals } = parseCommandArgs(
+    args,
+    { account: { type: 'string' }, json: { type: 'boolean' } },
+    USAGE,
+  );
   const [sub, keyId] = positionals;
   await withRuntime(async (rt) => {
     const account = async () => {
@@ -21,7 +25,16 @@ export async function run(args: string[]): Promise<void> {
     } else if (sub === 'list') {
       const keys = await listApiKeys(rt.db, await account());
       if (values.json) printJson(keys);
-      else printTable(keys.map((k) => ({ id: k.id, prefix: `${k.prefix}…`, createdAt: k.createdAt, lastUsedAt: k.lastUsedAt ?? '-', revokedAt: k.revokedAt ?? '-' })));
+      else
+        printTable(
+          keys.map((k) => ({
+            id: k.id,
+            prefix: `${k.prefix}…`,
+            createdAt: k.createdAt,
+            lastUsedAt: k.lastUsedAt ?? '-',
+            revokedAt: k.revokedAt ?? '-',
+          })),
+        );
     } else if (sub === 'revoke') {
       if (!keyId) throw new UsageError(`usage: ${USAGE}`);
       if (!(await revokeApiKey(rt.db, keyId))) throw new Error(`no key ${keyId}`);

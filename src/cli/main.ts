@@ -2,16 +2,26 @@
  * The `stemforge` command: one binary whose role is chosen by its first argument.
  * Each command lives in its own file and is loaded only when asked for.
  */
-type CommandModule = { run(args: string[]): Promise<number | void> };
+/** A command resolves to its exit code, or to nothing for success. */
+type CommandModule = { run(args: string[]): Promise<unknown> };
 
 const commands: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
   serve: { summary: 'run the API (and, by default, the workers)', load: () => import('./serve.ts') },
   worker: { summary: 'run workers only (scale-out deployment)', load: () => import('./worker.ts') },
-  separate: { summary: 'split a song into stems offline: separate <input> -o <dir>', load: () => import('./separate.ts') },
-  denoise: { summary: 'clean noise out of speech offline: denoise <input> -o <output>', load: () => import('./denoise.ts') },
+  separate: {
+    summary: 'split a song into stems offline: separate <input> -o <dir>',
+    load: () => import('./separate.ts'),
+  },
+  denoise: {
+    summary: 'clean noise out of speech offline: denoise <input> -o <output>',
+    load: () => import('./denoise.ts'),
+  },
   analyze: { summary: 'detect BPM and key: analyze <file> [--json]', load: () => import('./analyze.ts') },
   accounts: { summary: 'accounts create --email E [--json] | accounts list', load: () => import('./accounts.ts') },
-  keys: { summary: 'keys create --account ID | keys list --account ID | keys revoke KEY_ID', load: () => import('./keys.ts') },
+  keys: {
+    summary: 'keys create --account ID | keys list --account ID | keys revoke KEY_ID',
+    load: () => import('./keys.ts'),
+  },
   credits: { summary: 'credits grant --account ID --seconds N', load: () => import('./credits.ts') },
   webhooks: { summary: 'webhooks enable <id>', load: () => import('./webhooks.ts') },
   models: { summary: 'models list | models pull NAME [--url URL]', load: () => import('./models.ts') },

@@ -26,7 +26,8 @@ export async function run(args: string[]): Promise<number> {
       USAGE,
     );
     if (positionals.length !== 1) throw new UsageError(`expected one model name\nusage: ${USAGE}`);
-    if (values.sha256 && !/^[0-9a-fA-F]{64}$/.test(values.sha256)) throw new UsageError('--sha256 must be 64 hex digits');
+    if (values.sha256 && !/^[0-9a-fA-F]{64}$/.test(values.sha256))
+      throw new UsageError('--sha256 must be 64 hex digits');
     let lastPct = -10;
     const model = await pullModel(positionals[0], {
       modelsDir: config.modelsDir,

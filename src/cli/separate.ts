@@ -38,13 +38,16 @@ export async function run(args: string[]): Promise<number> {
     process.stdout.write(`usage: ${USAGE}\n`);
     return 0;
   }
-  if (positionals.length !== 1 || !values.output) throw new UsageError(`expected one input and -o <dir>\nusage: ${USAGE}`);
+  if (positionals.length !== 1 || !values.output)
+    throw new UsageError(`expected one input and -o <dir>\nusage: ${USAGE}`);
   const stems = STEM_CHOICES[values.stems!];
   if (!stems) throw new UsageError(`--stems must be vocals, instrumental, 2, 4 or 6\nusage: ${USAGE}`);
   const format = values.format!.toLowerCase();
-  if (!['mp3', 'wav', 'flac'].includes(format)) throw new UsageError(`--format must be mp3, wav or flac\nusage: ${USAGE}`);
+  if (!['mp3', 'wav', 'flac'].includes(format))
+    throw new UsageError(`--format must be mp3, wav or flac\nusage: ${USAGE}`);
   const quality = values.quality!.toUpperCase();
-  if (!['FAST', 'BALANCED', 'BEST'].includes(quality)) throw new UsageError(`--quality must be fast, balanced or best\nusage: ${USAGE}`);
+  if (!['FAST', 'BALANCED', 'BEST'].includes(quality))
+    throw new UsageError(`--quality must be fast, balanced or best\nusage: ${USAGE}`);
   const input = resolve(positionals[0]);
   if (!existsSync(input)) throw new Error(`input not found: ${input}`);
 

@@ -13,12 +13,14 @@ export async function run(args: string[]): Promise<void> {
   const rt = await createRuntime(config);
   if (config.bootstrapAccount) {
     const banner = await bootstrapLocalAccount(rt);
-    if (banner) process.stdout.write(banner + '\n');
+    if (banner) process.stdout.write(`${banner}\n`);
   }
   const app = buildApp(rt);
   const workers = values['no-workers'] ? null : await startWorkersIfAvailable(rt);
   await app.listen({ port: config.port, host: config.host });
-  process.stdout.write(`Stemforge listening on ${config.publicUrl} (API ${config.publicUrl}/v1, docs ${config.publicUrl}/docs)\n`);
+  process.stdout.write(
+    `Stemforge listening on ${config.publicUrl} (API ${config.publicUrl}/v1, docs ${config.publicUrl}/docs)\n`,
+  );
 
   let stopping = false;
   const shutdown = async (signal: string) => {

@@ -17,6 +17,9 @@ export async function run(args: string[]): Promise<void> {
     const webhook = await enableWebhook(rt.db, id);
     if (!webhook) throw new Error(`no webhook ${id} (unknown or deleted)`);
     if (values.json) printJson(webhook);
-    else process.stdout.write(`enabled webhook ${webhook.id} (${webhook.url}): isActive true, failCount 0, lastError cleared\n`);
+    else
+      process.stdout.write(
+        `enabled webhook ${webhook.id} (${webhook.url}): isActive true, failCount 0, lastError cleared\n`,
+      );
   });
 }

@@ -52,7 +52,13 @@ export async function denoiseFileWith(denoiser: Denoiser, opts: DenoiseFileOptio
   };
   try {
     const planar = Array.from({ length: channels }, () => new Float32Array(0));
-    for await (const chunk of decodeAudio(opts.inputPath, { sampleRate: sr, channels, chunkFrames: sr, tools, signal })) {
+    for await (const chunk of decodeAudio(opts.inputPath, {
+      sampleRate: sr,
+      channels,
+      chunkFrames: sr,
+      tools,
+      signal,
+    })) {
       signal?.throwIfAborted();
       const n = chunk.length / channels;
       for (let c = 0; c < channels; c++) {

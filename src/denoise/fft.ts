@@ -29,7 +29,14 @@ export class RealFft {
     const setup = m._pffft_new_setup(size, PFFFT_REAL);
     if (!setup) throw new Error(`PFFFT cannot do a real FFT of size ${size}`);
     const bytes = size * 4;
-    return new RealFft(m, size, setup, m._pffft_aligned_malloc(bytes), m._pffft_aligned_malloc(bytes), m._pffft_aligned_malloc(bytes));
+    return new RealFft(
+      m,
+      size,
+      setup,
+      m._pffft_aligned_malloc(bytes),
+      m._pffft_aligned_malloc(bytes),
+      m._pffft_aligned_malloc(bytes),
+    );
   }
 
   /**

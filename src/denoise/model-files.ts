@@ -54,7 +54,9 @@ export async function loadDfn3Model(modelDir: string): Promise<Dfn3Model> {
     try {
       data = await readFile(path);
     } catch (err) {
-      throw new ModelFilesError(`DeepFilterNet3 model file missing: ${path} (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+      throw new ModelFilesError(
+        `DeepFilterNet3 model file missing: ${path} (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`,
+      );
     }
     const actual = createHash('sha256').update(data).digest('hex');
     if (actual !== expected) {
@@ -88,7 +90,8 @@ export function parseDfConfig(text: string): DfParams {
     if (eq > 0) current.set(line.slice(0, eq).trim().toLowerCase(), line.slice(eq + 1).trim());
   }
   const get = (section: string, key: string, fallbackSection?: string): number => {
-    const v = sections.get(section)?.get(key) ?? (fallbackSection ? sections.get(fallbackSection)?.get(key) : undefined);
+    const v =
+      sections.get(section)?.get(key) ?? (fallbackSection ? sections.get(fallbackSection)?.get(key) : undefined);
     const n = v === undefined ? NaN : Number(v);
     if (!Number.isFinite(n)) throw new ModelFilesError(`config.ini: [${section}] ${key} missing or not a number`);
     return n;

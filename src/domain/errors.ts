@@ -6,7 +6,10 @@
  */
 export const errorCatalog = {
   // contract
-  MISSING_API_KEY: { status: 401, message: 'The Authorization header is missing. Send "Authorization: Bearer <API key>".' },
+  MISSING_API_KEY: {
+    status: 401,
+    message: 'The Authorization header is missing. Send "Authorization: Bearer <API key>".',
+  },
   INVALID_API_KEY: { status: 401, message: 'The API key is unknown or malformed.' },
   API_KEY_REVOKED: { status: 403, message: 'The API key has been revoked.' },
   INSUFFICIENT_CREDITS: { status: 402, message: 'Your balance does not cover this job.' },
@@ -26,7 +29,10 @@ export const errorCatalog = {
   REQUEST_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
   NOT_FOUND: { status: 404, message: 'No such route.' },
   // uploads and files
-  UPLOAD_NOT_FOUND: { status: 400, message: 'The upload key is unknown, belongs to another account, or has no uploaded file.' },
+  UPLOAD_NOT_FOUND: {
+    status: 400,
+    message: 'The upload key is unknown, belongs to another account, or has no uploaded file.',
+  },
   UPLOAD_URL_EXPIRED: { status: 403, message: 'The upload URL has expired; request a new grant from POST /upload.' },
   INVALID_SIGNATURE: { status: 403, message: 'The URL signature is invalid.' },
   DOWNLOAD_URL_EXPIRED: { status: 403, message: 'The download URL has expired; fetch the job again for a fresh one.' },
@@ -40,7 +46,10 @@ export const errorCatalog = {
   INVALID_VIDEO_URL: { status: 400, message: 'The video address is not in an accepted form.' },
   INVALID_TRACK_URL: { status: 400, message: 'The track address is not in an accepted form.' },
   VIDEO_NOT_FOUND: { status: 404, message: 'The video is private or unavailable.' },
-  VIDEO_DURATION_UNKNOWN: { status: 400, message: 'The video site does not report the duration, so the cost cannot be known before downloading.' },
+  VIDEO_DURATION_UNKNOWN: {
+    status: 400,
+    message: 'The video site does not report the duration, so the cost cannot be known before downloading.',
+  },
   // accounts, keys, webhooks, models
   API_KEY_LIMIT_REACHED: { status: 409, message: 'This account already has the maximum number of active API keys.' },
   WEBHOOK_LIMIT_REACHED: { status: 409, message: 'This account already has the maximum number of webhooks.' },

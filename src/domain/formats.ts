@@ -45,6 +45,7 @@ const MAX_FILE_NAME_LENGTH = 200;
 export function cleanFileName(raw: string): string | null {
   let name = raw.split(/[/\\]/).pop() ?? '';
   name = name
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this strips
     .replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
     .replace(/["<>:|?*]/g, '_')
     .trim()

@@ -31,14 +31,51 @@ const SHORT_CODE = /^[A-Za-z0-9]{1,64}$/;
 
 /** First path segments that are the site's own pages, not artists. */
 const SITE_PAGES = new Set([
-  'discover', 'search', 'you', 'stations', 'charts', 'upload', 'settings', 'messages', 'notifications',
-  'feed', 'stream', 'pages', 'pro', 'jobs', 'terms-of-use', 'mobile', 'popular', 'tags', 'people',
-  'groups', 'signin', 'logout', 'imprint', 'creators', 'artists', 'premieres', 'connect', 'apps',
+  'discover',
+  'search',
+  'you',
+  'stations',
+  'charts',
+  'upload',
+  'settings',
+  'messages',
+  'notifications',
+  'feed',
+  'stream',
+  'pages',
+  'pro',
+  'jobs',
+  'terms-of-use',
+  'mobile',
+  'popular',
+  'tags',
+  'people',
+  'groups',
+  'signin',
+  'logout',
+  'imprint',
+  'creators',
+  'artists',
+  'premieres',
+  'connect',
+  'apps',
 ]);
 /** Second segments that are a user's sub-pages, not tracks. */
 const USER_PAGES = new Set([
-  'likes', 'tracks', 'albums', 'sets', 'reposts', 'followers', 'following', 'popular-tracks',
-  'comments', 'spotlight', 'toptracks', 'playlists', 'stations', 'info',
+  'likes',
+  'tracks',
+  'albums',
+  'sets',
+  'reposts',
+  'followers',
+  'following',
+  'popular-tracks',
+  'comments',
+  'spotlight',
+  'toptracks',
+  'playlists',
+  'stations',
+  'info',
 ]);
 
 function invalid(problem: string): ApiError {
@@ -50,7 +87,10 @@ function invalid(problem: string): ApiError {
 }
 
 function privateTrack(): ApiError {
-  return new ApiError('INVALID_TRACK_URL', 'Private tracks are not supported: the address is a private share link (it ends in /s-<token>).');
+  return new ApiError(
+    'INVALID_TRACK_URL',
+    'Private tracks are not supported: the address is a private share link (it ends in /s-<token>).',
+  );
 }
 
 /** Parses a track address; throws ApiError INVALID_TRACK_URL naming the problem. */
@@ -64,7 +104,12 @@ export function parseTrackUrl(input: string): ParsedTrackUrl {
     if (segments.length !== 1 || !SHORT_CODE.test(segments[0])) {
       throw invalid('A short address has exactly one path segment, the short code');
     }
-    return { kind: 'short', trackId: null, shortCode: segments[0], canonicalUrl: `https://${SHORT_HOST}/${segments[0]}` };
+    return {
+      kind: 'short',
+      trackId: null,
+      shortCode: segments[0],
+      canonicalUrl: `https://${SHORT_HOST}/${segments[0]}`,
+    };
   }
   if (!TRACK_HOSTS.has(host)) throw invalid(`"${host}" is not a supported track site host`);
   if (url.searchParams.has('secret_token')) throw privateTrack();
@@ -78,12 +123,21 @@ export function parseTrackUrl(input: string): ParsedTrackUrl {
   if (!track) throw invalid('The address is a user page, not a track; use the address of a single track');
   const sub = track.toLowerCase();
   if (sub === 'sets' || sub === 'albums' || sub === 'playlists') {
-    throw invalid(segments.length > 2 ? 'Playlists (sets and albums) are not supported; use the address of a single track' : `"/${artist}/${track}" is a user's playlist list, not a track`);
+    throw invalid(
+      segments.length > 2
+        ? 'Playlists (sets and albums) are not supported; use the address of a single track'
+        : `"/${artist}/${track}" is a user's playlist list, not a track`,
+    );
   }
   if (USER_PAGES.has(sub)) throw invalid(`"/${artist}/${track}" is a user's ${sub} page, not a track`);
   if (third !== undefined) {
     if (segments.length === 3 && /^s-[A-Za-z0-9]+$/.test(third)) throw privateTrack();
     throw invalid(`"/${segments.join('/')}" is not a track page`);
   }
-  return { kind: 'track', trackId: `${artist}/${track}`, shortCode: null, canonicalUrl: `https://soundcloud.com/${artist}/${track}` };
+  return {
+    kind: 'track',
+    trackId: `${artist}/${track}`,
+    shortCode: null,
+    canonicalUrl: `https://soundcloud.com/${artist}/${track}`,
+  };
 }

@@ -50,6 +50,7 @@ export function parseLooseHttpUrl(input: string, invalidOf: (problem: string) =>
   const text = input.trim();
   if (!text) throw invalidOf('The address is empty');
   if (text.length > MAX_INPUT_LENGTH) throw invalidOf(`The address is longer than ${MAX_INPUT_LENGTH} characters`);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this rejects
   if (/[\s\u0000-\u001f\u007f]/.test(text)) throw invalidOf('The address contains spaces or control characters');
   // A scheme is letters then ":" not followed by a digit ("youtube.com:443/..." is a port).
   const scheme = /^([a-z][a-z0-9+.-]*):(?!\d)/i.exec(text)?.[1].toLowerCase();
@@ -88,7 +89,8 @@ export function parseVideoUrl(input: string): ParsedVideoUrl {
     return canonical(checkId(segments[0], 'in its path'));
   }
   if (NOCOOKIE_HOSTS.has(host)) {
-    if (segments.length !== 2 || segments[0] !== 'embed') throw invalid('Only embed addresses are accepted on youtube-nocookie.com');
+    if (segments.length !== 2 || segments[0] !== 'embed')
+      throw invalid('Only embed addresses are accepted on youtube-nocookie.com');
     return canonical(checkId(segments[1], 'after /embed/'));
   }
   if (!MAIN_HOSTS.has(host)) {
@@ -105,7 +107,8 @@ export function parseVideoUrl(input: string): ParsedVideoUrl {
   }
   if (first === 'playlist') throw invalid('Playlists are not supported; use the address of a single video');
   if (first && ID_PATHS.has(first)) {
-    if (segments.length !== 2) throw invalid(`A /${first}/ address has exactly one segment after /${first}/, the video id`);
+    if (segments.length !== 2)
+      throw invalid(`A /${first}/ address has exactly one segment after /${first}/, the video id`);
     return canonical(checkId(segments[1], `after /${first}/`));
   }
   if (segments.length === 0) throw invalid('The address has no video id');

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Runtime } from '../runtime.ts';
 import { apiKeyHook } from './auth.ts';
 import { installErrorHandler } from './error-handler.ts';
-import { registerRoutes, type RouteSpec } from './route.ts';
+import { type AnyRoute, registerRoutes } from './route.ts';
 import { balanceRoutes } from './balance.ts';
 import { uploadGrantRoutes } from './upload.ts';
 import { registerUploadPut } from './upload-put.ts';
@@ -21,7 +21,7 @@ export const API_VERSION = '1.0.0';
 
 export interface AppOptions {
   /** Route groups added by later capabilities (jobs, webhooks, ...), registered like the core ones. */
-  extraRoutes?: Array<(rt: Runtime) => RouteSpec<any, any, any>[]>;
+  extraRoutes?: Array<(rt: Runtime) => AnyRoute[]>;
   logger?: boolean;
 }
 
@@ -36,7 +36,11 @@ export function buildApp(rt: Runtime, opts: AppOptions = {}): FastifyInstance {
             // Never log a key, a secret or a signature.
             redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
             serializers: {
-              req: (req: { method: string; url: string; id: string }) => ({ method: req.method, url: req.url.replace(/([?&](sig|exp)=)[^&]*/g, '$1…'), id: req.id }),
+              req: (req: { method: string; url: string; id: string }) => ({
+                method: req.method,
+                url: req.url.replace(/([?&](sig|exp)=)[^&]*/g, '$1…'),
+                id: req.id,
+              }),
             },
           },
     genReqId: (req) => {
@@ -51,9 +55,12 @@ export function buildApp(rt: Runtime, opts: AppOptions = {}): FastifyInstance {
     reply.header('X-Request-Id', request.id);
   });
   installErrorHandler(app);
-  app.addHook('onRequest', apiKeyHook({ db: rt.db, rateLimiter: rt.rateLimiter, requestsPerMinute: rt.config.limits.requestsPerMinute }));
+  app.addHook(
+    'onRequest',
+    apiKeyHook({ db: rt.db, rateLimiter: rt.rateLimiter, requestsPerMinute: rt.config.limits.requestsPerMinute }),
+  );
 
-  const routes: RouteSpec<any, any, any>[] = [
+  const routes: AnyRoute[] = [
     ...healthRoutes(rt),
     ...balanceRoutes(rt),
     ...uploadGrantRoutes(rt),

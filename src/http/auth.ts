@@ -37,7 +37,7 @@ export function apiKeyHook(deps: AuthDeps) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     if (request.routeOptions.config?.auth !== 'apiKey') return;
     const header = request.headers.authorization;
-    if (!header || !header.trim()) throw new ApiError('MISSING_API_KEY');
+    if (!header?.trim()) throw new ApiError('MISSING_API_KEY');
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match || !isWellFormedApiKey(match[1])) {
       throw new ApiError('INVALID_API_KEY', 'The API key is malformed. Send "Authorization: Bearer sk_live_...".');

@@ -35,7 +35,12 @@ export function registerBlobRoutes(app: FastifyInstance, deps: BlobRouteDeps): v
   });
 }
 
-async function serveBlob(req: FastifyRequest, reply: FastifyReply, deps: BlobRouteDeps, nowMs: number): Promise<FastifyReply> {
+async function serveBlob(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  deps: BlobRouteDeps,
+  nowMs: number,
+): Promise<FastifyReply> {
   const key = (req.params as { '*': string })['*'];
   // A key outside the grammar was never signed by us; say so without touching storage.
   if (!isBlobKey(key)) throw new ApiError('INVALID_SIGNATURE');

@@ -1,6 +1,12 @@
 import { defineRoute } from './route.ts';
 import { IdParams } from './schemas/common.ts';
-import { CreateDenoiseJobRequest, DenoiseJob, DenoiseJobCreated, DenoiseJobList, DenoiseListQuery } from './schemas/denoise.ts';
+import {
+  CreateDenoiseJobRequest,
+  DenoiseJob,
+  DenoiseJobCreated,
+  DenoiseJobList,
+  DenoiseListQuery,
+} from './schemas/denoise.ts';
 import { ApiError } from '../domain/errors.ts';
 import { findAccountJob, listJobs } from '../store/jobs.ts';
 import { createDenoiseJob } from '../jobs/create-denoise-job.ts';
@@ -22,7 +28,14 @@ export function denoiseJobRoutes(rt: Runtime) {
       body: CreateDenoiseJobRequest,
       status: 200,
       response: DenoiseJobCreated,
-      errors: ['VALIDATION_ERROR', 'UPLOAD_NOT_FOUND', 'FILE_TOO_LARGE', 'AUDIO_TOO_LONG', 'AUDIO_TOO_SHORT', 'INSUFFICIENT_CREDITS'],
+      errors: [
+        'VALIDATION_ERROR',
+        'UPLOAD_NOT_FOUND',
+        'FILE_TOO_LARGE',
+        'AUDIO_TOO_LONG',
+        'AUDIO_TOO_SHORT',
+        'INSUFFICIENT_CREDITS',
+      ],
       handler: ({ body, auth }) => createDenoiseJob(rt, auth.accountId, body),
     }),
     defineRoute({
@@ -37,7 +50,13 @@ export function denoiseJobRoutes(rt: Runtime) {
       errors: ['VALIDATION_ERROR'],
       handler: async ({ query, auth }) => {
         const offset = (query.page - 1) * query.limit;
-        const { rows, total, hasMore } = await listJobs(rt.db, { accountId: auth.accountId, kind: 'denoise', status: query.status, limit: query.limit, offset });
+        const { rows, total, hasMore } = await listJobs(rt.db, {
+          accountId: auth.accountId,
+          kind: 'denoise',
+          status: query.status,
+          limit: query.limit,
+          offset,
+        });
         const paging = { total, page: query.page, limit: query.limit };
         return {
           jobs: rows.map((row) => presentDenoiseJob(row, rt.config.publicUrl)),

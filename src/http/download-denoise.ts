@@ -28,17 +28,27 @@ export function downloadDenoiseRoute(rt: Runtime) {
       const row = await findAccountJob(rt.db, auth.accountId, 'denoise', params.id);
       if (!row) throw new ApiError('JOB_NOT_FOUND', `No denoise job '${params.id}'.`);
       if (row.status === 'PENDING' || row.status === 'PROCESSING') {
-        throw new ApiError('JOB_NOT_COMPLETED', `The job is ${row.status} (${row.progress} %); poll GET /v1/denoise-jobs/${row.id} until COMPLETED.`, {
-          jobStatus: row.status,
-        });
+        throw new ApiError(
+          'JOB_NOT_COMPLETED',
+          `The job is ${row.status} (${row.progress} %); poll GET /v1/denoise-jobs/${row.id} until COMPLETED.`,
+          {
+            jobStatus: row.status,
+          },
+        );
       }
       if (row.status === 'FAILED') {
-        throw new ApiError('JOB_NOT_COMPLETED', `The job failed and has no output: ${row.error_message ?? 'unknown error'}`, { jobStatus: 'FAILED' });
+        throw new ApiError(
+          'JOB_NOT_COMPLETED',
+          `The job failed and has no output: ${row.error_message ?? 'unknown error'}`,
+          { jobStatus: 'FAILED' },
+        );
       }
       const output = denoisedOutput(row);
       // EXPIRED, or a completed job whose file retention already removed: same answer.
       if (!output || !(await rt.store.stat(output.key))) {
-        throw new ApiError('OUTPUT_EXPIRED', 'The cleaned file has been deleted after the retention period.', { jobStatus: row.status });
+        throw new ApiError('OUTPUT_EXPIRED', 'The cleaned file has been deleted after the retention period.', {
+          jobStatus: row.status,
+        });
       }
       const { url } = await rt.store.signedDownloadUrl(output.key, {
         fileName: output.fileName,

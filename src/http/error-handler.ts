@@ -23,7 +23,10 @@ export function installErrorHandler(app: FastifyInstance): void {
       apiErr = new ApiError('INTERNAL_ERROR');
     } else if ('code' in err && typeof err.code === 'string' && FASTIFY_CODES[err.code]) {
       const code = FASTIFY_CODES[err.code];
-      apiErr = new ApiError(code, code === 'INVALID_JSON' ? `The request body is not valid JSON: ${err.message}` : undefined);
+      apiErr = new ApiError(
+        code,
+        code === 'INVALID_JSON' ? `The request body is not valid JSON: ${err.message}` : undefined,
+      );
     } else if ((err as FastifyError).statusCode && (err as FastifyError).statusCode! < 500) {
       apiErr = new ApiError('VALIDATION_ERROR', err.message);
     } else {

@@ -53,7 +53,10 @@ export function registerFilesUpload(app: FastifyInstance, rt: Runtime): void {
 async function receiveUpload(rt: Runtime, auth: AuthContext, request: FastifyRequest, reply: FastifyReply) {
   if (!request.isMultipart()) {
     reply.header('Connection', 'close');
-    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the file as multipart/form-data with one file part named "file".');
+    throw new ApiError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      'Send the file as multipart/form-data with one file part named "file".',
+    );
   }
   const maxBytes = rt.config.limits.maxFileSizeBytes;
   const declared = Number(request.headers['content-length']);
@@ -71,7 +74,11 @@ async function receiveUpload(rt: Runtime, auth: AuthContext, request: FastifyReq
         continue;
       }
       if (part.fieldname !== 'file') {
-        throw new ApiError('VALIDATION_ERROR', `The file part must be named 'file' (got '${part.fieldname.slice(0, 50)}').`, { field: 'file' });
+        throw new ApiError(
+          'VALIDATION_ERROR',
+          `The file part must be named 'file' (got '${part.fieldname.slice(0, 50)}').`,
+          { field: 'file' },
+        );
       }
       row = newUploadRow(auth.accountId, part.filename);
       await insertUpload(rt.db, row);
@@ -85,19 +92,27 @@ async function receiveUpload(rt: Runtime, auth: AuthContext, request: FastifyReq
     throw multipartError(err, maxBytes);
   }
   if (!result) {
-    const hint = sawFileField ? "The 'file' part has no filename, so it was read as a text field; send it as a file." : "No file part named 'file' was sent.";
+    const hint = sawFileField
+      ? "The 'file' part has no filename, so it was read as a text field; send it as a file."
+      : "No file part named 'file' was sent.";
     throw new ApiError('VALIDATION_ERROR', hint, { field: 'file' });
   }
   // The row's expires_at is the upload time: the retention sweeper deletes an upload one retention
   // period after it, unless a job still needs it (`src/worker/retention.ts`).
-  return { ...result, expiresAt: new Date(Date.parse(row!.expires_at) + rt.config.retentionSeconds * 1000).toISOString() };
+  return {
+    ...result,
+    expiresAt: new Date(Date.parse(row!.expires_at) + rt.config.retentionSeconds * 1000).toISOString(),
+  };
 }
 
 function newUploadRow(accountId: string, clientFileName: string): UploadRow {
   const fileName = sanitizeFileName(clientFileName);
   const ext = extensionOf(fileName);
   if (!INPUT_FORMATS[ext]) {
-    throw new ApiError('UNSUPPORTED_FORMAT', `Files ending in '.${ext || '(none)'}' are not supported; accepted: ${Object.keys(INPUT_FORMATS).join(', ')}.`);
+    throw new ApiError(
+      'UNSUPPORTED_FORMAT',
+      `Files ending in '.${ext || '(none)'}' are not supported; accepted: ${Object.keys(INPUT_FORMATS).join(', ')}.`,
+    );
   }
   const id = newId('upl');
   const now = new Date().toISOString();
@@ -127,14 +142,25 @@ function multipartError(err: unknown, maxBytes: number): unknown {
   if (err instanceof ApiError) return err;
   const code = (err as { code?: string }).code;
   if (code === 'FST_REQ_FILE_TOO_LARGE') return tooLarge(maxBytes);
-  if (code === 'FST_FILES_LIMIT') return new ApiError('VALIDATION_ERROR', "Send exactly one file, in the part named 'file'; more than one file was sent.", { field: 'file' });
+  if (code === 'FST_FILES_LIMIT')
+    return new ApiError(
+      'VALIDATION_ERROR',
+      "Send exactly one file, in the part named 'file'; more than one file was sent.",
+      { field: 'file' },
+    );
   if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') {
-    return new ApiError('VALIDATION_ERROR', `The form has too many parts; send one file part named 'file' (at most ${FORM_LIMITS.fields} other fields).`);
+    return new ApiError(
+      'VALIDATION_ERROR',
+      `The form has too many parts; send one file part named 'file' (at most ${FORM_LIMITS.fields} other fields).`,
+    );
   }
   if (code === 'FST_INVALID_MULTIPART_CONTENT_TYPE') return new ApiError('UNSUPPORTED_MEDIA_TYPE');
   const status = (err as { statusCode?: number }).statusCode ?? 500;
   // The plugin's other refusals (prototype field names, bad JSON fields, early close) and busboy's parse errors.
-  if ((code?.startsWith('FST_') && status < 500) || (err instanceof Error && !code && /multipart|boundary|part|form/i.test(err.message))) {
+  if (
+    (code?.startsWith('FST_') && status < 500) ||
+    (err instanceof Error && !code && /multipart|boundary|part|form/i.test(err.message))
+  ) {
     return new ApiError('VALIDATION_ERROR', `The multipart body is malformed: ${(err as Error).message}.`);
   }
   return err;

@@ -38,11 +38,12 @@ export async function ingestFile(rt: Runtime, upload: UploadRow, body: Readable)
     }
     const size = (await stat(tmp)).size;
     if (size === 0) throw new ApiError('UNSUPPORTED_FORMAT', 'The uploaded file is empty.');
-    let probe;
+    let probe: Awaited<ReturnType<typeof probeAudio>>;
     try {
       probe = await probeAudio(tmp, rt.config.ffmpeg);
     } catch (err) {
-      if (err instanceof UnsupportedAudioError) throw new ApiError('UNSUPPORTED_FORMAT', `The file is not supported audio: ${err.message}.`);
+      if (err instanceof UnsupportedAudioError)
+        throw new ApiError('UNSUPPORTED_FORMAT', `The file is not supported audio: ${err.message}.`);
       throw err;
     }
     await rt.store.putFile(upload.storage_key, tmp, { contentType: upload.content_type });
@@ -63,7 +64,11 @@ export async function ingestFile(rt: Runtime, upload: UploadRow, body: Readable)
 }
 
 export function tooLarge(maxBytes: number): ApiError {
-  return new ApiError('FILE_TOO_LARGE', `The file exceeds the maximum file size of ${Math.floor(maxBytes / (1024 * 1024))} MB (${maxBytes} bytes).`, {
-    maxFileSizeBytes: maxBytes,
-  });
+  return new ApiError(
+    'FILE_TOO_LARGE',
+    `The file exceeds the maximum file size of ${Math.floor(maxBytes / (1024 * 1024))} MB (${maxBytes} bytes).`,
+    {
+      maxFileSizeBytes: maxBytes,
+    },
+  );
 }

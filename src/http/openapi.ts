@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { errorCatalog } from '../domain/errors.ts';
 import { ErrorBody } from './schemas/common.ts';
-import { defineRoute, type RouteSpec } from './route.ts';
+import { type AnyRoute, defineRoute } from './route.ts';
 
 const AUTH_ERRORS = ['MISSING_API_KEY', 'INVALID_API_KEY', 'API_KEY_REVOKED', 'RATE_LIMIT_EXCEEDED'] as const;
 
@@ -13,16 +13,24 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): unknown {
  * OpenAPI 3.1 document generated from the same zod schemas that validate requests and responses.
  * The server is the site URL: paths carry their `/v1` prefix (one route lives outside it).
  */
-export function buildOpenApi(routes: RouteSpec<any, any, any>[], serverUrl: string, version: string) {
+export function buildOpenApi(routes: AnyRoute[], serverUrl: string, version: string) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
     if (r.url === '/v1/openapi.json' || r.url === '/docs') continue;
     const path = r.url.replace(/:(\w+)/g, '{$1}');
     const parameters: unknown[] = [];
-    for (const [where, schema] of [['path', r.params], ['query', r.query]] as const) {
+    for (const [where, schema] of [
+      ['path', r.params],
+      ['query', r.query],
+    ] as const) {
       if (!schema || !(schema instanceof z.ZodObject)) continue;
       for (const [name, field] of Object.entries(schema.shape as Record<string, z.ZodType>)) {
-        parameters.push({ name, in: where, required: where === 'path' || !field.safeParse(undefined).success, schema: jsonSchema(field, 'input') });
+        parameters.push({
+          name,
+          in: where,
+          required: where === 'path' || !field.safeParse(undefined).success,
+          schema: jsonSchema(field, 'input'),
+        });
       }
     }
     const codes = new Set<string>([...(r.auth === 'apiKey' ? AUTH_ERRORS : []), ...(r.errors ?? [])]);
@@ -33,16 +41,23 @@ export function buildOpenApi(routes: RouteSpec<any, any, any>[], serverUrl: stri
     };
     for (const code of codes) {
       const status = String(errorCatalog[code as keyof typeof errorCatalog].status);
-      const entry = (responses[status] ??= { description: '', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }) as { description: string };
+      responses[status] ??= {
+        description: '',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      };
+      const entry = responses[status] as { description: string };
       entry.description = entry.description ? `${entry.description}, ${code}` : code;
     }
-    (paths[path] ??= {})[r.method.toLowerCase()] = {
+    paths[path] ??= {};
+    paths[path][r.method.toLowerCase()] = {
       summary: r.summary,
       ...(r.description ? { description: r.description } : {}),
       tags: [r.tag],
       ...(r.auth === 'apiKey' ? { security: [{ bearerAuth: [] }] } : { security: [] }),
       ...(parameters.length ? { parameters } : {}),
-      ...(r.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(r.body, 'input') } } } } : {}),
+      ...(r.body
+        ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(r.body, 'input') } } } }
+        : {}),
       responses,
     };
   }
@@ -51,7 +66,8 @@ export function buildOpenApi(routes: RouteSpec<any, any, any>[], serverUrl: stri
     info: {
       title: 'Stemforge API',
       version,
-      description: 'Stem separation and voice cleaning. Errors answer `{"error":{"code","message"}}`; see the README for the error codes.',
+      description:
+        'Stem separation and voice cleaning. Errors answer `{"error":{"code","message"}}`; see the README for the error codes.',
     },
     servers: [{ url: serverUrl }],
     components: {
@@ -64,7 +80,7 @@ export function buildOpenApi(routes: RouteSpec<any, any, any>[], serverUrl: stri
 }
 
 /** `GET /v1/openapi.json` and the browsable `/docs` page (server-rendered; no assets fetched from elsewhere). */
-export function openApiRoutes(getRoutes: () => RouteSpec<any, any, any>[], serverUrl: string, version: string) {
+export function openApiRoutes(getRoutes: () => AnyRoute[], serverUrl: string, version: string) {
   let doc: ReturnType<typeof buildOpenApi> | undefined;
   const document = () => (doc ??= buildOpenApi(getRoutes(), serverUrl, version));
   return [
@@ -97,7 +113,13 @@ function renderDocs(doc: ReturnType<typeof buildOpenApi>): string {
   const sections = Object.entries(doc.paths)
     .flatMap(([path, ops]) =>
       Object.entries(ops).map(([method, op]) => {
-        const o = op as { summary: string; description?: string; tags: string[]; requestBody?: unknown; responses: Record<string, { description: string; content?: unknown }> };
+        const o = op as {
+          summary: string;
+          description?: string;
+          tags: string[];
+          requestBody?: unknown;
+          responses: Record<string, { description: string; content?: unknown }>;
+        };
         const responses = Object.entries(o.responses)
           .map(([status, r]) => `<li><code>${status}</code> ${esc(r.description)}</li>`)
           .join('');
@@ -105,7 +127,9 @@ function renderDocs(doc: ReturnType<typeof buildOpenApi>): string {
           ? `<details><summary>Request body schema</summary><pre>${esc(JSON.stringify((o.requestBody as { content: { 'application/json': { schema: unknown } } }).content['application/json'].schema, null, 2))}</pre></details>`
           : '';
         const ok = Object.values(o.responses)[0]?.content as { 'application/json'?: { schema: unknown } } | undefined;
-        const resp = ok?.['application/json'] ? `<details><summary>Response schema</summary><pre>${esc(JSON.stringify(ok['application/json'].schema, null, 2))}</pre></details>` : '';
+        const resp = ok?.['application/json']
+          ? `<details><summary>Response schema</summary><pre>${esc(JSON.stringify(ok['application/json'].schema, null, 2))}</pre></details>`
+          : '';
         return `<section id="${esc(method + path)}"><h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${esc(path)}</code></h3><p>${esc(o.summary)}${o.description ? ` — ${esc(o.description)}` : ''}</p>${body}${resp}<ul>${responses}</ul></section>`;
       }),
     )

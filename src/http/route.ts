@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { ApiError, type ErrorCode } from '../domain/errors.ts';
 import type { AuthContext } from './auth.ts';
 
@@ -7,6 +7,9 @@ import type { AuthContext } from './auth.ts';
  * A route declared once: its zod schemas validate the request, check the response, and feed the
  * OpenAPI document (`src/http/openapi.ts`). Handlers receive parsed input and return the body.
  */
+// biome-ignore lint/suspicious/noExplicitAny: a list of routes holds every body, query and params type at once
+export type AnyRoute = RouteSpec<any, any, any>;
+
 export interface RouteSpec<B = unknown, Q = unknown, P = unknown> {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'HEAD';
   /** Fastify path, e.g. `/v1/jobs/:id`. */
@@ -61,13 +64,14 @@ export function validationError(error: z.ZodError, where: string): ApiError {
 
 function describeIssue(issue: z.core.$ZodIssue): string {
   if (issue.code === 'invalid_type' && issue.input === undefined) return 'it is required';
-  if (issue.code === 'invalid_value' && 'values' in issue) return `expected one of ${issue.values.map(String).join(', ')}`;
+  if (issue.code === 'invalid_value' && 'values' in issue)
+    return `expected one of ${issue.values.map(String).join(', ')}`;
   if (issue.code === 'unrecognized_keys') return `unknown field(s) ${issue.keys.join(', ')}`;
   return issue.message;
 }
 
 /** Registers routes on a Fastify instance; JSON bodies must be sent as application/json. */
-export function registerRoutes(app: FastifyInstance, routes: RouteSpec<any, any, any>[]): void {
+export function registerRoutes(app: FastifyInstance, routes: AnyRoute[]): void {
   for (const spec of routes) {
     app.route({
       method: spec.method,
@@ -76,7 +80,10 @@ export function registerRoutes(app: FastifyInstance, routes: RouteSpec<any, any,
       config: { auth: spec.auth },
       handler: async (request, reply) => {
         if (spec.body && request.headers['content-type'] && !isJson(request)) {
-          throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the request body as JSON with Content-Type: application/json.');
+          throw new ApiError(
+            'UNSUPPORTED_MEDIA_TYPE',
+            'Send the request body as JSON with Content-Type: application/json.',
+          );
         }
         const input: RouteInput<unknown, unknown, unknown> = {
           body: spec.body ? parseInput(spec.body, request.body, 'body') : undefined,

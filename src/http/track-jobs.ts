@@ -23,7 +23,16 @@ export function trackJobRoutes(rt: Runtime) {
       body: CreateTrackJobRequest,
       status: 201,
       response: TrackJobCreated,
-      errors: ['VALIDATION_ERROR', 'INVALID_TRACK_URL', 'TRACK_NOT_FOUND', 'AUDIO_TOO_LONG', 'AUDIO_TOO_SHORT', 'FILE_TOO_LARGE', 'INSUFFICIENT_CREDITS', 'SERVICE_UNAVAILABLE'],
+      errors: [
+        'VALIDATION_ERROR',
+        'INVALID_TRACK_URL',
+        'TRACK_NOT_FOUND',
+        'AUDIO_TOO_LONG',
+        'AUDIO_TOO_SHORT',
+        'FILE_TOO_LARGE',
+        'INSUFFICIENT_CREDITS',
+        'SERVICE_UNAVAILABLE',
+      ],
       handler: ({ body, auth }) => createTrackJob(rt, auth.accountId, body),
     }),
     defineRoute({

@@ -24,32 +24,40 @@ export function registerUploadPut(app: FastifyInstance, rt: Runtime): void {
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
-    scope.put('/v1/uploads/:id', { config: { auth: 'none' }, bodyLimit: Number.MAX_SAFE_INTEGER }, async (request, reply) => {
-      const query = Query.safeParse(request.query);
-      const params = Params.safeParse(request.params);
-      if (!query.success || !params.success) throw new ApiError('INVALID_SIGNATURE', 'The upload URL is incomplete or malformed.');
-      const upload = await findUpload(rt.db, params.data.id);
-      const fields = uploadSignatureFields(params.data.id, query.data.exp, upload?.content_type ?? '');
-      if (!upload || !rt.signer.verify(fields, query.data.sig)) throw new ApiError('INVALID_SIGNATURE');
-      if (Number(query.data.exp) * 1000 < Date.now()) throw new ApiError('UPLOAD_URL_EXPIRED');
-      if (upload.status !== 'pending') throw new ApiError('UPLOAD_ALREADY_COMPLETED');
-      const sent = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-      if (sent !== upload.content_type.toLowerCase()) {
-        throw new ApiError('CONTENT_TYPE_MISMATCH', `Send the file with "Content-Type: ${upload.content_type}" (got "${sent || 'none'}").`);
-      }
-      const declared = Number(request.headers['content-length']);
-      if (Number.isFinite(declared) && declared > rt.config.limits.maxFileSizeBytes) {
-        reply.header('Connection', 'close');
-        throw tooLarge(rt.config.limits.maxFileSizeBytes);
-      }
-      try {
-        const result = await ingestFile(rt, upload, request.body as Readable);
-        return reply.code(200).send(UploadedFile.parse(result));
-      } catch (err) {
-        // Stop reading a body we are refusing; the client gets the answer and the connection closes.
-        reply.header('Connection', 'close');
-        throw err;
-      }
-    });
+    scope.put(
+      '/v1/uploads/:id',
+      { config: { auth: 'none' }, bodyLimit: Number.MAX_SAFE_INTEGER },
+      async (request, reply) => {
+        const query = Query.safeParse(request.query);
+        const params = Params.safeParse(request.params);
+        if (!query.success || !params.success)
+          throw new ApiError('INVALID_SIGNATURE', 'The upload URL is incomplete or malformed.');
+        const upload = await findUpload(rt.db, params.data.id);
+        const fields = uploadSignatureFields(params.data.id, query.data.exp, upload?.content_type ?? '');
+        if (!upload || !rt.signer.verify(fields, query.data.sig)) throw new ApiError('INVALID_SIGNATURE');
+        if (Number(query.data.exp) * 1000 < Date.now()) throw new ApiError('UPLOAD_URL_EXPIRED');
+        if (upload.status !== 'pending') throw new ApiError('UPLOAD_ALREADY_COMPLETED');
+        const sent = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+        if (sent !== upload.content_type.toLowerCase()) {
+          throw new ApiError(
+            'CONTENT_TYPE_MISMATCH',
+            `Send the file with "Content-Type: ${upload.content_type}" (got "${sent || 'none'}").`,
+          );
+        }
+        const declared = Number(request.headers['content-length']);
+        if (Number.isFinite(declared) && declared > rt.config.limits.maxFileSizeBytes) {
+          reply.header('Connection', 'close');
+          throw tooLarge(rt.config.limits.maxFileSizeBytes);
+        }
+        try {
+          const result = await ingestFile(rt, upload, request.body as Readable);
+          return reply.code(200).send(UploadedFile.parse(result));
+        } catch (err) {
+          // Stop reading a body we are refusing; the client gets the answer and the connection closes.
+          reply.header('Connection', 'close');
+          throw err;
+        }
+      },
+    );
   });
 }

@@ -1,7 +1,13 @@
 import { defineRoute } from './route.ts';
 import { UploadGrant, UploadGrantRequest } from './schemas/upload.ts';
 import { ApiError } from '../domain/errors.ts';
-import { defaultContentType, extensionOf, INPUT_FORMATS, isAcceptableContentType, sanitizeFileName } from '../domain/formats.ts';
+import {
+  defaultContentType,
+  extensionOf,
+  INPUT_FORMATS,
+  isAcceptableContentType,
+  sanitizeFileName,
+} from '../domain/formats.ts';
 import { newId } from '../domain/ids.ts';
 import { insertUpload } from '../store/uploads.ts';
 import { uploadSignatureFields } from './upload-put.ts';
@@ -16,7 +22,8 @@ export function uploadGrantRoutes(rt: Runtime) {
       method: 'POST',
       url: '/v1/upload',
       summary: 'Get a signed URL to upload an audio file',
-      description: 'PUT the raw file to `uploadUrl` with the granted Content-Type within 15 minutes, then pass `uploadKey` to a job.',
+      description:
+        'PUT the raw file to `uploadUrl` with the granted Content-Type within 15 minutes, then pass `uploadKey` to a job.',
       tag: 'Uploads',
       auth: 'apiKey',
       body: UploadGrantRequest,

@@ -22,7 +22,17 @@ export function videoJobRoutes(rt: Runtime) {
       body: CreateVideoJobRequest,
       status: 201,
       response: VideoJobCreated,
-      errors: ['VALIDATION_ERROR', 'INVALID_VIDEO_URL', 'VIDEO_NOT_FOUND', 'VIDEO_DURATION_UNKNOWN', 'AUDIO_TOO_LONG', 'AUDIO_TOO_SHORT', 'FILE_TOO_LARGE', 'INSUFFICIENT_CREDITS', 'SERVICE_UNAVAILABLE'],
+      errors: [
+        'VALIDATION_ERROR',
+        'INVALID_VIDEO_URL',
+        'VIDEO_NOT_FOUND',
+        'VIDEO_DURATION_UNKNOWN',
+        'AUDIO_TOO_LONG',
+        'AUDIO_TOO_SHORT',
+        'FILE_TOO_LARGE',
+        'INSUFFICIENT_CREDITS',
+        'SERVICE_UNAVAILABLE',
+      ],
       handler: ({ body, auth }) => createVideoJob(rt, auth.accountId, body),
     }),
     defineRoute({

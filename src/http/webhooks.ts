@@ -3,7 +3,14 @@ import { IdParams } from './schemas/common.ts';
 import { CreateWebhookRequest, WebhookCreated, WebhookDeleted, WebhookList } from './schemas/webhooks.ts';
 import { ApiError } from '../domain/errors.ts';
 import { assertPublicUrl } from '../sources/address-guard.ts';
-import { createWebhook, deleteWebhook, listWebhooks, MAX_WEBHOOKS_PER_ACCOUNT, WebhookLimitError, type WebhookView } from '../store/webhooks.ts';
+import {
+  createWebhook,
+  deleteWebhook,
+  listWebhooks,
+  MAX_WEBHOOKS_PER_ACCOUNT,
+  WebhookLimitError,
+  type WebhookView,
+} from '../store/webhooks.ts';
 import type { Runtime } from '../runtime.ts';
 
 const listItem = (w: WebhookView) => ({
@@ -36,13 +43,27 @@ export function webhookRoutes(rt: Runtime) {
         // Refused up front with a clear 400; the sender re-checks at connect time (DNS rebinding).
         await assertPublicUrl(body.url, { allowPrivate: rt.config.allowPrivateUrls });
         try {
-          const { webhook, secret } = await createWebhook(rt.db, auth.accountId, { url: body.url, events: body.events });
-          return { id: webhook.id, url: webhook.url, events: webhook.events, secret, isActive: webhook.isActive, createdAt: webhook.createdAt };
+          const { webhook, secret } = await createWebhook(rt.db, auth.accountId, {
+            url: body.url,
+            events: body.events,
+          });
+          return {
+            id: webhook.id,
+            url: webhook.url,
+            events: webhook.events,
+            secret,
+            isActive: webhook.isActive,
+            createdAt: webhook.createdAt,
+          };
         } catch (err) {
           if (err instanceof WebhookLimitError) {
-            throw new ApiError('WEBHOOK_LIMIT_REACHED', `This account already has ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks; delete one first.`, {
-              limit: MAX_WEBHOOKS_PER_ACCOUNT,
-            });
+            throw new ApiError(
+              'WEBHOOK_LIMIT_REACHED',
+              `This account already has ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks; delete one first.`,
+              {
+                limit: MAX_WEBHOOKS_PER_ACCOUNT,
+              },
+            );
           }
           throw err;
         }

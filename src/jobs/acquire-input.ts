@@ -24,9 +24,17 @@ export async function inputFromUpload(rt: Runtime, accountId: string, uploadKey:
     throw new ApiError('UPLOAD_NOT_FOUND', `No upload '${uploadKey}' belongs to this account.`);
   }
   if (upload.status !== 'uploaded' || upload.size_bytes === null || upload.duration_seconds === null) {
-    throw new ApiError('UPLOAD_NOT_FOUND', `Upload '${uploadKey}' has no file yet: PUT the file to its uploadUrl first.`);
+    throw new ApiError(
+      'UPLOAD_NOT_FOUND',
+      `Upload '${uploadKey}' has no file yet: PUT the file to its uploadUrl first.`,
+    );
   }
-  return { sourceKey: upload.storage_key, fileName: upload.file_name, fileSizeBytes: upload.size_bytes, durationSeconds: upload.duration_seconds };
+  return {
+    sourceKey: upload.storage_key,
+    fileName: upload.file_name,
+    fileSizeBytes: upload.size_bytes,
+    durationSeconds: upload.duration_seconds,
+  };
 }
 
 /**
@@ -62,30 +70,48 @@ export async function probeOrReject(rt: Runtime, path: string) {
   try {
     return await probeAudio(path, rt.config.ffmpeg);
   } catch (err) {
-    if (err instanceof UnsupportedAudioError) throw new ApiError('UNSUPPORTED_FORMAT', `The file is not supported audio: ${err.message}.`);
+    if (err instanceof UnsupportedAudioError)
+      throw new ApiError('UNSUPPORTED_FORMAT', `The file is not supported audio: ${err.message}.`);
     throw err;
   }
 }
 
 /** Applies the size and duration limits; returns the credits the input costs. */
-export function checkLimits(rt: Runtime, input: { fileSizeBytes: number; durationSeconds: number }, maxDurationSeconds = rt.config.limits.maxDurationSeconds): number {
+export function checkLimits(
+  rt: Runtime,
+  input: { fileSizeBytes: number; durationSeconds: number },
+  maxDurationSeconds = rt.config.limits.maxDurationSeconds,
+): number {
   const { maxFileSizeBytes, minDurationSeconds } = rt.config.limits;
   if (input.fileSizeBytes > maxFileSizeBytes) {
-    throw new ApiError('FILE_TOO_LARGE', `The file is ${input.fileSizeBytes} bytes; the maximum is ${maxFileSizeBytes} bytes.`);
+    throw new ApiError(
+      'FILE_TOO_LARGE',
+      `The file is ${input.fileSizeBytes} bytes; the maximum is ${maxFileSizeBytes} bytes.`,
+    );
   }
   if (input.durationSeconds > maxDurationSeconds) {
-    throw new ApiError('AUDIO_TOO_LONG', `The audio lasts ${Math.ceil(input.durationSeconds)} s; the maximum is ${maxDurationSeconds} s.`);
+    throw new ApiError(
+      'AUDIO_TOO_LONG',
+      `The audio lasts ${Math.ceil(input.durationSeconds)} s; the maximum is ${maxDurationSeconds} s.`,
+    );
   }
   if (input.durationSeconds < minDurationSeconds) {
-    throw new ApiError('AUDIO_TOO_SHORT', `The audio lasts ${input.durationSeconds.toFixed(1)} s; the minimum is ${minDurationSeconds} s.`);
+    throw new ApiError(
+      'AUDIO_TOO_SHORT',
+      `The audio lasts ${input.durationSeconds.toFixed(1)} s; the minimum is ${minDurationSeconds} s.`,
+    );
   }
   return creditsForDuration(input.durationSeconds);
 }
 
 /** The 402 answer, with what the job needs and where to buy more. */
 export function insufficientCredits(rt: Runtime, required: number, balance: number): ApiError {
-  return new ApiError('INSUFFICIENT_CREDITS', `This job needs ${required} credits (seconds); the balance is ${balance}.`, {
-    requiredSeconds: required,
-    purchaseUrl: rt.config.purchaseUrl,
-  });
+  return new ApiError(
+    'INSUFFICIENT_CREDITS',
+    `This job needs ${required} credits (seconds); the balance is ${balance}.`,
+    {
+      requiredSeconds: required,
+      purchaseUrl: rt.config.purchaseUrl,
+    },
+  );
 }

@@ -39,7 +39,10 @@ export async function createDenoiseJob(rt: Runtime, accountId: string, body: z.i
   };
   const options: DenoiseOptions = { outputFormat: body.outputFormat };
   if (Math.abs(body.durationSeconds - input.durationSeconds) > 2) {
-    rt.log.info({ jobId: id, declared: body.durationSeconds, measured: input.durationSeconds }, 'declared duration differs from the measured one; billing the measured');
+    rt.log.info(
+      { jobId: id, declared: body.durationSeconds, measured: input.durationSeconds },
+      'declared duration differs from the measured one; billing the measured',
+    );
   }
   await insertHeldJob(rt, {
     id,
@@ -61,6 +64,12 @@ export async function createDenoiseJob(rt: Runtime, accountId: string, body: z.i
     createdAt: now,
     durationSeconds: credits,
     creditsRequired: credits,
-    estimatedSeconds: await estimateSeconds(rt.db, ['denoise'], input.durationSeconds, 'DENOISE', rt.config.workers.concurrency),
+    estimatedSeconds: await estimateSeconds(
+      rt.db,
+      ['denoise'],
+      input.durationSeconds,
+      'DENOISE',
+      rt.config.workers.concurrency,
+    ),
   };
 }

@@ -13,11 +13,14 @@ import { SIX_STEM_MODEL } from '../separation/stems.ts';
  * creates the job in one transaction (`insertHeldJob`). Returns the JobCreated body.
  */
 export async function createStemJob(rt: Runtime, accountId: string, body: z.infer<typeof CreateJobRequest>) {
-  if (!body.uploadKey && !body.sourceUrl) throw new ApiError('MISSING_INPUT', 'Send exactly one of uploadKey or sourceUrl; neither was given.');
+  if (!body.uploadKey && !body.sourceUrl)
+    throw new ApiError('MISSING_INPUT', 'Send exactly one of uploadKey or sourceUrl; neither was given.');
   if (body.uploadKey && body.sourceUrl) throw new ApiError('CONFLICTING_INPUT');
   if (body.outputType === 'SIX_STEMS') {
     if (body.quality !== 'BEST') {
-      throw new ApiError('VALIDATION_ERROR', "Invalid field 'quality' in body: SIX_STEMS requires quality BEST.", { field: 'quality' });
+      throw new ApiError('VALIDATION_ERROR', "Invalid field 'quality' in body: SIX_STEMS requires quality BEST.", {
+        field: 'quality',
+      });
     }
     if (!rt.engines().hasModel(SIX_STEM_MODEL)) {
       throw new ApiError(
@@ -27,13 +30,20 @@ export async function createStemJob(rt: Runtime, accountId: string, body: z.infe
       );
     }
   }
-  const input = body.uploadKey ? await inputFromUpload(rt, accountId, body.uploadKey) : await inputFromUrl(rt, accountId, body.sourceUrl!);
+  const input = body.uploadKey
+    ? await inputFromUpload(rt, accountId, body.uploadKey)
+    : await inputFromUrl(rt, accountId, body.sourceUrl!);
   const credits = checkLimits(rt, input);
   const fileName = body.fileName ?? input.fileName;
   const now = new Date().toISOString();
   const id = newId('job');
   const jobInput = { fileName, durationSeconds: credits, fileSizeBytes: input.fileSizeBytes };
-  const options = { outputType: body.outputType, quality: body.quality, outputFormat: body.outputFormat, denoiseVocals: body.denoiseVocals };
+  const options = {
+    outputType: body.outputType,
+    quality: body.quality,
+    outputFormat: body.outputFormat,
+    denoiseVocals: body.denoiseVocals,
+  };
   await insertHeldJob(rt, {
     id,
     accountId,
@@ -52,7 +62,13 @@ export async function createStemJob(rt: Runtime, accountId: string, body: z.infe
     status: 'PENDING' as const,
     progress: 0,
     createdAt: now,
-    estimatedSeconds: await estimateSeconds(rt.db, ['stem'], input.durationSeconds, body.quality, rt.config.workers.concurrency),
+    estimatedSeconds: await estimateSeconds(
+      rt.db,
+      ['stem'],
+      input.durationSeconds,
+      body.quality,
+      rt.config.workers.concurrency,
+    ),
     creditsRequired: credits,
     input: jobInput,
     options: { outputType: options.outputType, quality: options.quality, outputFormat: options.outputFormat },

@@ -24,7 +24,10 @@ export async function createVideoJob(rt: Runtime, accountId: string, body: z.inf
   const { videoId, canonicalUrl } = parseVideoUrl(body.videoUrl);
   const info = await fetchMetadataOrReject(rt, canonicalUrl, 'video');
   if (info.durationSeconds === null) {
-    throw new ApiError('VIDEO_DURATION_UNKNOWN', 'The video site does not say how long this video is, so its cost cannot be known before downloading; it cannot be imported.');
+    throw new ApiError(
+      'VIDEO_DURATION_UNKNOWN',
+      'The video site does not say how long this video is, so its cost cannot be known before downloading; it cannot be imported.',
+    );
   }
   checkMinimumDuration(rt, info.durationSeconds, 'video');
   const credits = creditsForDuration(info.durationSeconds);

@@ -19,7 +19,10 @@ export async function estimateSeconds(
   quality: string,
   concurrency: number,
 ): Promise<number> {
-  const [measured, queued] = await Promise.all([measuredSecondsPerAudioSecond(db, kinds[0]), queuedAudioSeconds(db, kinds)]);
+  const [measured, queued] = await Promise.all([
+    measuredSecondsPerAudioSecond(db, kinds[0]),
+    queuedAudioSeconds(db, kinds),
+  ]);
   const factor = measured ?? DEFAULT_FACTOR[quality] ?? 0.6;
-  return Math.max(1, Math.ceil(((queued / concurrency) + durationSeconds) * factor));
+  return Math.max(1, Math.ceil((queued / concurrency + durationSeconds) * factor));
 }

@@ -30,7 +30,11 @@ export function minutesText(seconds: number): string {
  */
 export async function fetchMetadataOrReject(rt: Runtime, url: string, site: MediaSite): Promise<MediaInfo> {
   try {
-    return await fetchMediaInfo(url, { ytdlpPath: rt.config.ytdlp.path, timeoutMs: rt.config.ytdlp.timeoutMs, maxDurationSeconds: maxDurationFor(rt, site) });
+    return await fetchMediaInfo(url, {
+      ytdlpPath: rt.config.ytdlp.path,
+      timeoutMs: rt.config.ytdlp.timeoutMs,
+      maxDurationSeconds: maxDurationFor(rt, site),
+    });
   } catch (err) {
     if (!(err instanceof YtdlpError)) throw err;
     rt.log.warn({ site, url, kind: err.kind, detail: err.detail }, 'yt-dlp metadata failed');
@@ -41,5 +45,6 @@ export async function fetchMetadataOrReject(rt: Runtime, url: string, site: Medi
 /** The minimum duration rule of every job kind, applied to a duration the site reported. */
 export function checkMinimumDuration(rt: Runtime, seconds: number, site: MediaSite): void {
   const min = rt.config.limits.minDurationSeconds;
-  if (seconds < min) throw new ApiError('AUDIO_TOO_SHORT', `The ${site} lasts ${seconds.toFixed(1)} s; the minimum is ${min} s.`);
+  if (seconds < min)
+    throw new ApiError('AUDIO_TOO_SHORT', `The ${site} lasts ${seconds.toFixed(1)} s; the minimum is ${min} s.`);
 }

@@ -13,7 +13,10 @@ export type StoredOutputs = Record<string, StoredOutput>;
 /** Download links are valid one hour (contract); every read of a job signs fresh ones. */
 export const DOWNLOAD_URL_TTL_SECONDS = 3600;
 
-export async function signOutputs(store: BlobStore, outputsJson: string | null): Promise<Record<string, { url: string; expiresAt: string }> | null> {
+export async function signOutputs(
+  store: BlobStore,
+  outputsJson: string | null,
+): Promise<Record<string, { url: string; expiresAt: string }> | null> {
   if (!outputsJson) return null;
   const stored = JSON.parse(outputsJson) as StoredOutputs;
   const entries = await Promise.all(
@@ -31,7 +34,11 @@ export async function signOutputs(store: BlobStore, outputsJson: string | null):
 
 /** `<song>-<stem>.<ext>`: the song's name without its extension, made safe for a header. */
 export function outputFileName(inputFileName: string, stem: string, ext: string): string {
-  const base = inputFileName.replace(/\.[A-Za-z0-9]{1,8}$/, '').replace(/[^\w .()-]+/g, '_').trim() || 'audio';
+  const base =
+    inputFileName
+      .replace(/\.[A-Za-z0-9]{1,8}$/, '')
+      .replace(/[^\w .()-]+/g, '_')
+      .trim() || 'audio';
   return `${base}-${stem}.${ext}`;
 }
 
@@ -42,7 +49,9 @@ export function outputFileName(inputFileName: string, stem: string, ext: string)
 export async function completedResults(row: JobRow, store: BlobStore) {
   if (row.status !== 'COMPLETED') return { audioMetadata: null, outputs: null };
   return {
-    audioMetadata: row.audio_metadata_json ? (JSON.parse(row.audio_metadata_json) as { bpm: number | null; key: string | null }) : null,
+    audioMetadata: row.audio_metadata_json
+      ? (JSON.parse(row.audio_metadata_json) as { bpm: number | null; key: string | null })
+      : null,
     outputs: await signOutputs(store, row.outputs_json),
   };
 }

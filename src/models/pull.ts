@@ -73,16 +73,21 @@ async function stageFiles(
   o: PullOptions,
 ): Promise<Record<string, string>> {
   const sums: Record<string, string> = {};
-  const isArchive = (spec.source.kind === 'url' && spec.source.archive === 'tar.gz') || /\.(tar\.gz|tgz)$/.test(new URL(url).pathname);
+  const isArchive =
+    (spec.source.kind === 'url' && spec.source.archive === 'tar.gz') || /\.(tar\.gz|tgz)$/.test(new URL(url).pathname);
   if (isArchive) {
     const unpacked = join(work, 'unpacked');
     await mkdir(unpacked);
     const members = spec.files.map((f) => f.member ?? f.name);
     try {
       // Only the named members are extracted: nothing else in the archive reaches the disk.
-      await run(o.tarPath ?? 'tar', ['-xzf', download, '-C', unpacked, '--no-same-owner', '--', ...members], { timeout: 120_000 });
+      await run(o.tarPath ?? 'tar', ['-xzf', download, '-C', unpacked, '--no-same-owner', '--', ...members], {
+        timeout: 120_000,
+      });
     } catch (err) {
-      throw new PullError(`cannot unpack ${url}: ${((err as { stderr?: string }).stderr ?? (err as Error).message).trim()}`);
+      throw new PullError(
+        `cannot unpack ${url}: ${((err as { stderr?: string }).stderr ?? (err as Error).message).trim()}`,
+      );
     }
     for (const f of spec.files) {
       const path = join(unpacked, f.member ?? f.name);
@@ -90,7 +95,8 @@ async function stageFiles(
       await rename(path, join(staged, f.name));
     }
   } else {
-    if (spec.files.length !== 1) throw new PullError(`model '${spec.name}' has ${spec.files.length} files: its source must be an archive`);
+    if (spec.files.length !== 1)
+      throw new PullError(`model '${spec.name}' has ${spec.files.length} files: its source must be an archive`);
     const f = spec.files[0];
     const expected = f.sha256 ?? o.sha256;
     if (!expected) throw new PullError(`model '${spec.name}' has no pinned checksum: pass --sha256 HEX`);
@@ -125,5 +131,6 @@ async function fetchToFile(url: string, path: string, o: PullOptions): Promise<v
     o.onProgress?.(received, total);
   });
   await pipeline(body, createWriteStream(path), { signal });
-  if (total !== null && received !== total) throw new PullError(`download of ${url} stopped at ${received} of ${total} bytes`);
+  if (total !== null && received !== total)
+    throw new PullError(`download of ${url} stopped at ${received} of ${total} bytes`);
 }

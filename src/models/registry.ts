@@ -58,13 +58,33 @@ export const MODEL_REGISTRY: readonly ModelSpec[] = [
     license: 'MIT or Apache-2.0 (DeepFilterNet)',
     sampleRate: 48_000,
     files: [
-      { name: 'enc.onnx', member: 'tmp/export/enc.onnx', sha256: '7c5399d3da8a50ebef1c1a0ae421b33376aa5e45d0e92df16da7e83c9c131916' },
-      { name: 'erb_dec.onnx', member: 'tmp/export/erb_dec.onnx', sha256: 'ab669a1d10afe20911728b33053a452071042317a90581092b325da7b2f9d895' },
-      { name: 'df_dec.onnx', member: 'tmp/export/df_dec.onnx', sha256: '23114ce3b0f6464b763ee62f7bb8aab6b2a129a21eabd5bcfe59413db05f278a' },
-      { name: 'config.ini', member: 'tmp/export/config.ini', sha256: '415eb925d44990d938fb739f514aa3662c1ec0ea836cff044fa1291b82cb4290' },
+      {
+        name: 'enc.onnx',
+        member: 'tmp/export/enc.onnx',
+        sha256: '7c5399d3da8a50ebef1c1a0ae421b33376aa5e45d0e92df16da7e83c9c131916',
+      },
+      {
+        name: 'erb_dec.onnx',
+        member: 'tmp/export/erb_dec.onnx',
+        sha256: 'ab669a1d10afe20911728b33053a452071042317a90581092b325da7b2f9d895',
+      },
+      {
+        name: 'df_dec.onnx',
+        member: 'tmp/export/df_dec.onnx',
+        sha256: '23114ce3b0f6464b763ee62f7bb8aab6b2a129a21eabd5bcfe59413db05f278a',
+      },
+      {
+        name: 'config.ini',
+        member: 'tmp/export/config.ini',
+        sha256: '415eb925d44990d938fb739f514aa3662c1ec0ea836cff044fa1291b82cb4290',
+      },
     ],
     // The archive upstream keeps in its repository (models/DeepFilterNet3_onnx.tar.gz).
-    source: { kind: 'url', url: 'https://github.com/Rikorose/DeepFilterNet/raw/main/models/DeepFilterNet3_onnx.tar.gz', archive: 'tar.gz' },
+    source: {
+      kind: 'url',
+      url: 'https://github.com/Rikorose/DeepFilterNet/raw/main/models/DeepFilterNet3_onnx.tar.gz',
+      archive: 'tar.gz',
+    },
   },
 ];
 

@@ -21,7 +21,9 @@ export function dropDeadNodes(nodes: OnnxNode[], edit: GraphEdit, graphOutputs: 
   const inserted = [...edit.insertBefore.values()].flat();
   for (let changed = true; changed; ) {
     const read = new Set([...graphOutputs, ...inserted.flatMap((n) => n.inputs)]);
-    nodes.forEach((n, i) => !edit.drop.has(i) && n.inputs.forEach((x) => read.add(x)));
+    nodes.forEach((n, i) => {
+      if (!edit.drop.has(i)) for (const x of n.inputs) read.add(x);
+    });
     changed = false;
     nodes.forEach((n, i) => {
       if (edit.drop.has(i) || n.outputs.length === 0 || n.outputs.some((o) => read.has(o))) return;

@@ -59,8 +59,12 @@ async function fieldsAt(fh: FileHandle, start: number, end: number): Promise<Fil
 function valueInfo(buf: Buffer): { name: string; dims: (number | null)[] } {
   const fields = readFields(buf);
   const name = fields.find((f) => f.field === 1);
-  const sub = (f: { start: number; end: number } | undefined, n: number) => (f ? readFields(buf, f.start, f.end).filter((x) => x.field === n) : []);
-  const tensor = sub(fields.find((f) => f.field === 2), 1)[0];
+  const sub = (f: { start: number; end: number } | undefined, n: number) =>
+    f ? readFields(buf, f.start, f.end).filter((x) => x.field === n) : [];
+  const tensor = sub(
+    fields.find((f) => f.field === 2),
+    1,
+  )[0];
   const shape = sub(tensor, 2)[0];
   const dims = sub(shape, 1).map((d) => {
     const v = sub(d, 1)[0];
@@ -113,7 +117,9 @@ export async function readModelStructure(path: string): Promise<ModelStructure> 
  */
 export async function writeEditedModel(s: ModelStructure, edit: GraphEdit, dest: string): Promise<void> {
   const kept = new Set(s.graphFields.map((_, i) => i));
-  s.nodeField.forEach((fieldIndex, nodeIndex) => edit.drop.has(nodeIndex) && kept.delete(fieldIndex));
+  s.nodeField.forEach((fieldIndex, nodeIndex) => {
+    if (edit.drop.has(nodeIndex)) kept.delete(fieldIndex);
+  });
   const nodeAt = new Map(s.nodeField.map((fieldIndex, nodeIndex) => [fieldIndex, nodeIndex]));
   const inserted = (nodeIndex: number) =>
     (edit.insertBefore.get(nodeIndex) ?? []).map((n) => {

@@ -23,7 +23,8 @@ export interface ConstantTensor {
   values: number[];
 }
 
-const utf8 = (b: Uint8Array, f: Field) => Buffer.from(b.buffer, b.byteOffset + f.start, f.end - f.start).toString('utf8');
+const utf8 = (b: Uint8Array, f: Field) =>
+  Buffer.from(b.buffer, b.byteOffset + f.start, f.end - f.start).toString('utf8');
 
 /** Varints of a repeated integer field, whether written packed (one length-delimited run) or one by one. */
 function integers(buf: Uint8Array, fields: Field[], field: number): number[] {
@@ -51,10 +52,14 @@ function decodeTensor(buf: Uint8Array, start: number, end: number): ConstantTens
   const view = raw ? new DataView(buf.buffer, buf.byteOffset + raw.start, raw.end - raw.start) : undefined;
   if (type === 7) {
     if (!view) return { dims, values: integers(buf, fields, 7) };
-    return { dims, values: Array.from({ length: view.byteLength / 8 }, (_, i) => Number(view.getBigInt64(i * 8, true))) };
+    return {
+      dims,
+      values: Array.from({ length: view.byteLength / 8 }, (_, i) => Number(view.getBigInt64(i * 8, true))),
+    };
   }
   if (type === 1) {
-    if (view) return { dims, values: Array.from({ length: view.byteLength / 4 }, (_, i) => view.getFloat32(i * 4, true)) };
+    if (view)
+      return { dims, values: Array.from({ length: view.byteLength / 4 }, (_, i) => view.getFloat32(i * 4, true)) };
     const packed = fields.filter((f) => f.field === 4);
     const values: number[] = [];
     for (const f of packed) {
@@ -91,7 +96,9 @@ export function decodeNode(buf: Uint8Array): OnnxNode {
     name: strings(3)[0] ?? '',
     op: strings(4)[0] ?? '',
     domain: strings(7)[0] ?? '',
-    attributes: Object.fromEntries(fields.filter((f) => f.field === 5).map((f) => decodeAttribute(buf, f.start, f.end))),
+    attributes: Object.fromEntries(
+      fields.filter((f) => f.field === 5).map((f) => decodeAttribute(buf, f.start, f.end)),
+    ),
   };
 }
 

@@ -56,7 +56,8 @@ export function readFields(buf: Uint8Array, start = 0, end = buf.length): Field[
     fields.push(f);
     pos = f.end;
   }
-  if (fields.length > 0 && fields[fields.length - 1].end !== end) throw new Error('protobuf message overruns its length');
+  if (fields.length > 0 && fields[fields.length - 1].end !== end)
+    throw new Error('protobuf message overruns its length');
   return fields;
 }
 
@@ -89,7 +90,10 @@ export class ProtoWriter {
   }
 
   bytes(field: number, value: Uint8Array): this {
-    this.parts.push(lengthDelimitedHeader(field, value.byteLength), Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+    this.parts.push(
+      lengthDelimitedHeader(field, value.byteLength),
+      Buffer.from(value.buffer, value.byteOffset, value.byteLength),
+    );
     return this;
   }
 
@@ -102,7 +106,6 @@ export class ProtoWriter {
     build(inner);
     return this.bytes(field, inner.finish());
   }
-
 
   finish(): Buffer {
     return Buffer.concat(this.parts);

@@ -18,7 +18,9 @@ export class DbQueue implements JobQueue {
   ) {}
 
   async enqueue(_job: { id: string; kind: JobKind }, stage: Stage, delayMs = 0): Promise<void> {
-    const wake = () => this.pools.filter((p) => p.stage === stage).forEach((p) => p.wake());
+    const wake = () => {
+      for (const p of this.pools) if (p.stage === stage) p.wake();
+    };
     if (delayMs > 0) setTimeout(wake, delayMs).unref();
     else wake();
   }

@@ -27,7 +27,8 @@ export interface RateLimitResult {
 export const DEFAULT_WINDOW_MS = 60_000;
 
 export function assertHitArgs(key: string, limit: number, windowMs: number): void {
-  if (typeof key !== 'string' || key.length === 0 || key.length > 512) throw new TypeError('key must be 1 to 512 characters');
+  if (typeof key !== 'string' || key.length === 0 || key.length > 512)
+    throw new TypeError('key must be 1 to 512 characters');
   if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
   if (!Number.isSafeInteger(windowMs) || windowMs < 1) throw new RangeError('windowMs must be a positive integer');
 }

@@ -42,7 +42,8 @@ export class RedisRateLimiter implements RateLimiter {
     this.#prefix = options.prefix ?? 'stemforge:rl:';
     this.#owns = options.ownsConnection ?? false;
     // defineCommand sends EVALSHA and falls back to EVAL once after a script-cache flush.
-    if (!('stemforgeRateLimitHit' in redis)) redis.defineCommand('stemforgeRateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+    if (!('stemforgeRateLimitHit' in redis))
+      redis.defineCommand('stemforgeRateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
     this.#redis = redis as WithHit;
   }
 

@@ -18,7 +18,10 @@ import { emptyEdit, type GraphEdit } from '../onnx/graph-edit.ts';
  * exactly (another batch size, a mask, another scale) are left as they are. The unfused path's
  * nodes are left for `dropDeadNodes`.
  */
-export function fuseAttention(nodes: OnnxNode[], graphInputs: readonly { dims: readonly (number | null)[] }[]): { edit: GraphEdit; fused: number } {
+export function fuseAttention(
+  nodes: OnnxNode[],
+  graphInputs: readonly { dims: readonly (number | null)[] }[],
+): { edit: GraphEdit; fused: number } {
   const batchOfOne = graphInputs.length > 0 && graphInputs.every((i) => i.dims[0] === 1);
   const producer = new Map<string, number>();
   const consumers = new Map<string, number[]>();
@@ -38,7 +41,8 @@ export function fuseAttention(nodes: OnnxNode[], graphInputs: readonly { dims: r
     const a = from(tensor, 'Constant')?.attributes.value;
     return a?.kind === 'tensor' ? a.value.values : undefined;
   };
-  const perm = (n: OnnxNode | undefined) => (n?.attributes.perm?.kind === 'ints' ? n.attributes.perm.value.join(',') : undefined);
+  const perm = (n: OnnxNode | undefined) =>
+    n?.attributes.perm?.kind === 'ints' ? n.attributes.perm.value.join(',') : undefined;
 
   /**
    * Heads of `X` ([S, 1, D]) reshaped to [1, H, S, dh]: returns X and H. The spectral branch's
@@ -52,7 +56,13 @@ export function fuseAttention(nodes: OnnxNode[], graphInputs: readonly { dims: r
     if (!r4 || !r3 || perm(t) !== '1,0,2') return undefined;
     const shape = constant(r4.inputs[1]);
     const concat = from(r4.inputs[1], 'Concat');
-    const h = shape ? (shape.length === 4 && shape[0] === 1 ? shape[1] : undefined) : batchOfOne && concat?.inputs.length === 4 ? constant(concat.inputs[1])?.[0] : undefined;
+    const h = shape
+      ? shape.length === 4 && shape[0] === 1
+        ? shape[1]
+        : undefined
+      : batchOfOne && concat?.inputs.length === 4
+        ? constant(concat.inputs[1])?.[0]
+        : undefined;
     return h ? { x: r3.inputs[0], heads: h } : undefined;
   };
   /** True when `tensor` is sqrt(1/sqrt(dh)) computed from the last dimension of `q`, torch's default scale. */
@@ -73,7 +83,8 @@ export function fuseAttention(nodes: OnnxNode[], graphInputs: readonly { dims: r
     const qMul = scores && from(scores.inputs[0], 'Mul');
     const kMul = scores && from(scores.inputs[1], 'Mul');
     const kT = kMul && from(kMul.inputs[0], 'Transpose');
-    if (m2 === undefined || !qMul || !kT || perm(kT) !== '0,1,3,2' || nodes[m2].inputs[0] !== softmax.outputs[0]) return;
+    if (m2 === undefined || !qMul || !kT || perm(kT) !== '0,1,3,2' || nodes[m2].inputs[0] !== softmax.outputs[0])
+      return;
     const q = heads(qMul.inputs[0]);
     const k = heads(kT.inputs[0]);
     const v = heads(nodes[m2].inputs[1]);
@@ -86,7 +97,13 @@ export function fuseAttention(nodes: OnnxNode[], graphInputs: readonly { dims: r
     const p = `${softmax.name || `softmax_${si}`}/fused`;
     const added: NewNode[] = [
       // [S, 1, D] -> [1, S, D] (Reshape's 0 copies that dimension of the input).
-      { op: 'Constant', name: `${p}/batch_shape`, inputs: [], outputs: [`${p}/batch_shape`], attributes: { value_ints: [1, -1, 0] } },
+      {
+        op: 'Constant',
+        name: `${p}/batch_shape`,
+        inputs: [],
+        outputs: [`${p}/batch_shape`],
+        attributes: { value_ints: [1, -1, 0] },
+      },
       ...(['q', 'k', 'v'] as const).map((name, i) => ({
         op: 'Reshape',
         name: `${p}/${name}`,
@@ -103,7 +120,12 @@ export function fuseAttention(nodes: OnnxNode[], graphInputs: readonly { dims: r
       },
       // The replaced Reshape's own target shape ([S, D]) and output name: the out-projection reads
       // the fused result unchanged.
-      { op: 'Reshape', name: `${p}/rows`, inputs: [`${p}/attention`, nodes[r9].inputs[1]], outputs: [nodes[r9].outputs[0]] },
+      {
+        op: 'Reshape',
+        name: `${p}/rows`,
+        inputs: [`${p}/attention`, nodes[r9].inputs[1]],
+        outputs: [nodes[r9].outputs[0]],
+      },
     ];
     edit.insertBefore.set(r9, added);
     edit.drop.add(r9);

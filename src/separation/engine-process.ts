@@ -19,7 +19,9 @@ async function load(init: EngineInit): Promise<SegmentModel | undefined> {
   const tuning = { executionProvider: init.executionProvider, threads: init.threads };
   try {
     if (init.sha256) await verifyFileCached(init.modelPath, init.sha256, init.cacheDir);
-    const prepared = init.rewriteGraph ? await prepareModel(init.modelPath, init.sha256, init.cacheDir) : { path: init.modelPath, rewrites: NO_REWRITES };
+    const prepared = init.rewriteGraph
+      ? await prepareModel(init.modelPath, init.sha256, init.cacheDir)
+      : { path: init.modelPath, rewrites: NO_REWRITES };
     let model: SegmentModel;
     let rewrites = prepared.rewrites;
     try {

@@ -126,7 +126,10 @@ export class SeparationEngine {
     } catch (err) {
       return Promise.reject(err);
     }
-    const child = startProcess(new URL('./engine-process.ts', import.meta.url), this.options.env ?? engineProcessEnv(process.env));
+    const child = startProcess(
+      new URL('./engine-process.ts', import.meta.url),
+      this.options.env ?? engineProcessEnv(process.env),
+    );
     this.child = child;
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
     this.ready = new Promise<EngineReady>((resolve, reject) => {
@@ -136,8 +139,7 @@ export class SeparationEngine {
           reject(new Error(`cannot load the separation model: ${m.message}`));
           // A later job tries again (the operator may fix the model meanwhile).
           void this.close();
-        }
-        else this.onJobMessage(m);
+        } else this.onJobMessage(m);
       });
       child.on('error', (err) => {
         reject(err);
@@ -191,8 +193,16 @@ export class SeparationEngine {
       o.signal?.addEventListener('abort', onAbort, { once: true });
       const done = () => o.signal?.removeEventListener('abort', onAbort);
       this.pending.set(id, {
-        resolve: (r) => (done(), this.settled(id), resolve(r)),
-        reject: (e) => (done(), this.settled(id), reject(e)),
+        resolve: (r) => {
+          done();
+          this.settled(id);
+          resolve(r);
+        },
+        reject: (e) => {
+          done();
+          this.settled(id);
+          reject(e);
+        },
         onProgress: o.onProgress,
       });
       this.send({ type: 'separate', id, request });

@@ -55,7 +55,8 @@ export class InputWindow {
     out.fill(0, 0, 2 * n);
     const a = Math.max(from, 0);
     const b = Math.min(from + n, this.length);
-    if (a < this.start || b > this.end) throw new Error(`range [${a}, ${b}) is not buffered [${this.start}, ${this.end})`);
+    if (a < this.start || b > this.end)
+      throw new Error(`range [${a}, ${b}) is not buffered [${this.start}, ${this.end})`);
     for (let p = a; p < b; p++) {
       const k = p - this.start;
       out[p - from] = (this.left[k] - offset) * scale;

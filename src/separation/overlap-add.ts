@@ -20,7 +20,15 @@ export class OverlapAdd {
    * Adds `segment` (`[row][segmentLength]`, whose sample 0 is at track position `inputStart`) over
    * the track range [from, to), weighted by `weight[p - weightOrigin]`.
    */
-  add(segment: Float32Array, segmentLength: number, inputStart: number, from: number, to: number, weight: Float32Array, weightOrigin: number): void {
+  add(
+    segment: Float32Array,
+    segmentLength: number,
+    inputStart: number,
+    from: number,
+    to: number,
+    weight: Float32Array,
+    weightOrigin: number,
+  ): void {
     const a = Math.max(from, this.base);
     if (to - this.base > this.capacity) throw new Error('overlap-add window overflow');
     for (let r = 0; r < this.rows; r++) {

@@ -30,7 +30,11 @@ export const NO_REWRITES: GraphRewrites = { attention: 0 };
  * `sha256` is the source's verified checksum; weights without one are told apart by size and
  * modification time. A graph without that attention is used as it is.
  */
-export async function prepareModel(modelPath: string, sha256: string | null, cacheDir: string | undefined): Promise<PreparedModel> {
+export async function prepareModel(
+  modelPath: string,
+  sha256: string | null,
+  cacheDir: string | undefined,
+): Promise<PreparedModel> {
   if (!cacheDir) return { path: modelPath, rewrites: NO_REWRITES };
   const dir = join(cacheDir, '.prepared');
   const st = await stat(modelPath);

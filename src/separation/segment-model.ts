@@ -35,8 +35,19 @@ export class SegmentModel {
   ) {
     this.specInput = new Float32Array(spectrogram.specSize(2));
     const count = sources.length;
-    this.specOutput = new ort.Tensor('float32', new Float32Array(count * spectrogram.specSize(2)), [1, count, 4, HTDEMUCS_SPEC_BINS, HTDEMUCS_SPEC_FRAMES]);
-    this.waveOutput = new ort.Tensor('float32', new Float32Array(count * 2 * HTDEMUCS_SEGMENT_FRAMES), [1, count, 2, HTDEMUCS_SEGMENT_FRAMES]);
+    this.specOutput = new ort.Tensor('float32', new Float32Array(count * spectrogram.specSize(2)), [
+      1,
+      count,
+      4,
+      HTDEMUCS_SPEC_BINS,
+      HTDEMUCS_SPEC_FRAMES,
+    ]);
+    this.waveOutput = new ort.Tensor('float32', new Float32Array(count * 2 * HTDEMUCS_SEGMENT_FRAMES), [
+      1,
+      count,
+      2,
+      HTDEMUCS_SEGMENT_FRAMES,
+    ]);
   }
 
   /** @param sources the network's sources in output order, as the model registry lists them. */
@@ -53,7 +64,9 @@ export class SegmentModel {
     const outputs = wave?.isTensor ? wave.shape[1] : undefined;
     if (typeof outputs === 'number' && outputs !== sources.length) {
       await session.release();
-      throw new Error(`${modelPath} outputs ${outputs} sources, but its registry entry lists ${sources.length} (${sources.join(', ')})`);
+      throw new Error(
+        `${modelPath} outputs ${outputs} sources, but its registry entry lists ${sources.length} (${sources.join(', ')})`,
+      );
     }
     return new SegmentModel(session, await DemucsSpectrogram.create(HTDEMUCS_SEGMENT_FRAMES), sources);
   }

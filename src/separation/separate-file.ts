@@ -4,7 +4,13 @@ import { AudioEncoder, type AudioFormat } from '../audio/encode.ts';
 import type { FfmpegTools } from '../audio/tools.ts';
 import { QUALITY_SETTINGS, type InferenceSettings, type QualityTier } from './quality.ts';
 import { separateStream, type SegmentSeparator, type StreamResult } from './separate-stream.ts';
-import { checkStemsAvailable, DEFAULT_INSTRUMENTAL_MODE, STEM_NAMES, type InstrumentalMode, type StemName } from './stems.ts';
+import {
+  checkStemsAvailable,
+  DEFAULT_INSTRUMENTAL_MODE,
+  STEM_NAMES,
+  type InstrumentalMode,
+  type StemName,
+} from './stems.ts';
 
 /** One separation job, as the job workers and the CLI describe it. */
 export interface SeparateRequest {
@@ -42,7 +48,8 @@ export function validateRequest(r: SeparateRequest): void {
   for (const s of r.stems) if (!STEM_NAMES.includes(s)) throw new Error(`unknown stem '${s}'`);
   if (new Set(r.stems).size !== r.stems.length) throw new Error('a stem is requested twice');
   if (!(r.quality in QUALITY_SETTINGS)) throw new Error(`unknown quality '${r.quality}'`);
-  if (r.fileBaseName !== undefined && /[/\\\0]/.test(r.fileBaseName)) throw new Error('fileBaseName must be a plain file name');
+  if (r.fileBaseName !== undefined && /[/\\\0]/.test(r.fileBaseName))
+    throw new Error('fileBaseName must be a plain file name');
 }
 
 /**
@@ -64,7 +71,15 @@ export async function separateFileWith(
   for (const stem of r.stems) {
     const path = join(r.outDir, stemFileName(stem, r.format, r.fileBaseName));
     files[stem] = path;
-    encoders.set(stem, new AudioEncoder(path, r.format, { sampleRate: env.sampleRate, channels: 2, tools: env.tools, limiter: r.limiter }));
+    encoders.set(
+      stem,
+      new AudioEncoder(path, r.format, {
+        sampleRate: env.sampleRate,
+        channels: 2,
+        tools: env.tools,
+        limiter: r.limiter,
+      }),
+    );
   }
   let result: StreamResult;
   try {

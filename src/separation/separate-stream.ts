@@ -57,7 +57,12 @@ export async function separateStream(
   const mean = normalize ? stats.mean : 0;
   const std = normalize ? stats.std : 1;
 
-  const plan = planSegments(stats.frames, { segment: seg, overlap: o.settings.overlap, shifts: o.settings.shifts, sampleRate: o.sampleRate });
+  const plan = planSegments(stats.frames, {
+    segment: seg,
+    overlap: o.settings.overlap,
+    shifts: o.settings.shifts,
+    sampleRate: o.sampleRate,
+  });
   const passes = Math.max(...plan.map((s) => s.pass)) + 1;
   const weight = transitionWeight(seg);
   const acc = Array.from({ length: passes }, () => new OverlapAdd(rows, 2 * seg));

@@ -32,7 +32,8 @@ export function checkStemsAvailable(stems: readonly StemName[], sources: readonl
       throw new Error(`the '${stem}' stem needs a model that separates it (this one gives ${sources.join(', ')})`);
     }
   }
-  if (stems.includes('instrumental') && !sources.includes('vocals')) throw new Error('the instrumental needs a model that separates vocals');
+  if (stems.includes('instrumental') && !sources.includes('vocals'))
+    throw new Error('the instrumental needs a model that separates vocals');
 }
 
 /**

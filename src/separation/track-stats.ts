@@ -22,7 +22,12 @@ export async function measureTrack(
   let frames = 0;
   let sum = 0;
   let sumSq = 0;
-  for await (const chunk of decodeAudio(path, { sampleRate: opts.sampleRate, channels: 2, tools: opts.tools, signal: opts.signal })) {
+  for await (const chunk of decodeAudio(path, {
+    sampleRate: opts.sampleRate,
+    channels: 2,
+    tools: opts.tools,
+    signal: opts.signal,
+  })) {
     const n = chunk.length / 2;
     for (let i = 0; i < n; i++) {
       const m = (chunk[2 * i] + chunk[2 * i + 1]) / 2;

@@ -30,7 +30,10 @@ export function fileNameFromContentDisposition(header: string | undefined): stri
       const value = m[2].trim();
       const decoded =
         charset === 'iso-8859-1'
-          ? Buffer.from(value.replace(/%([0-9a-f]{2})/gi, (_, h) => String.fromCharCode(parseInt(h, 16))), 'latin1').toString('latin1')
+          ? Buffer.from(
+              value.replace(/%([0-9a-f]{2})/gi, (_, h) => String.fromCharCode(parseInt(h, 16))),
+              'latin1',
+            ).toString('latin1')
           : decodeSafely(value);
       const name = sanitizeFileName(decoded);
       if (name) return name;

@@ -44,22 +44,35 @@ function formatBytes(n: number): string {
 }
 
 function tooLarge(maxBytes: number): SourceFetchError {
-  return new SourceFetchError('FILE_TOO_LARGE', `The file exceeds the maximum file size of ${formatBytes(maxBytes)}.`, 'too-large');
+  return new SourceFetchError(
+    'FILE_TOO_LARGE',
+    `The file exceeds the maximum file size of ${formatBytes(maxBytes)}.`,
+    'too-large',
+  );
 }
 
 /** Maps anything thrown while fetching onto the catalog, with a reason a user can act on. */
 function toFetchError(err: unknown, url: URL, options: FetchToFileOptions): SourceFetchError {
   if (err instanceof SourceFetchError) return err;
   if (err instanceof TotalTimeout) {
-    return new SourceFetchError('SOURCE_FETCH_FAILED', `Fetching the source URL timed out after ${options.timeoutMs} ms.`, 'timeout');
+    return new SourceFetchError(
+      'SOURCE_FETCH_FAILED',
+      `Fetching the source URL timed out after ${options.timeoutMs} ms.`,
+      'timeout',
+    );
   }
-  if (options.signal?.aborted) return new SourceFetchError('SOURCE_FETCH_FAILED', 'Fetching the source URL was aborted.', 'aborted');
+  if (options.signal?.aborted)
+    return new SourceFetchError('SOURCE_FETCH_FAILED', 'Fetching the source URL was aborted.', 'aborted');
   if (err instanceof AddressNotAllowedError) {
     return new SourceFetchError('URL_NOT_ALLOWED', `The URL is not allowed: ${err.message}.`, 'not-allowed');
   }
   if (err instanceof ApiError) return new SourceFetchError('URL_NOT_ALLOWED', err.message, 'not-allowed');
   if (err instanceof RequestTimeoutError) {
-    return new SourceFetchError('SOURCE_FETCH_FAILED', `The source server at ${url.host} timed out: ${err.message}.`, 'timeout');
+    return new SourceFetchError(
+      'SOURCE_FETCH_FAILED',
+      `The source server at ${url.host} timed out: ${err.message}.`,
+      'timeout',
+    );
   }
   const code = (err as NodeJS.ErrnoException).code ?? '';
   const host = url.host;
@@ -69,11 +82,20 @@ function toFetchError(err: unknown, url: URL, options: FetchToFileOptions): Sour
   else if (code === 'ECONNRESET' || code === 'EPIPE') reason = `the connection to ${host} was reset`;
   else if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') reason = `${host} is unreachable`;
   else if (/CERT|TLS|SSL/i.test(code)) {
-    return new SourceFetchError('SOURCE_FETCH_FAILED', `TLS error talking to ${host}: ${(err as Error).message}.`, 'network', {
-      retryable: false,
-    });
+    return new SourceFetchError(
+      'SOURCE_FETCH_FAILED',
+      `TLS error talking to ${host}: ${(err as Error).message}.`,
+      'network',
+      {
+        retryable: false,
+      },
+    );
   } else reason = `${(err as Error).message ?? String(err)}`;
-  return new SourceFetchError('SOURCE_FETCH_FAILED', `The source URL could not be fetched: ${reason}${code ? ` (${code})` : ''}.`, 'network');
+  return new SourceFetchError(
+    'SOURCE_FETCH_FAILED',
+    `The source URL could not be fetched: ${reason}${code ? ` (${code})` : ''}.`,
+    'network',
+  );
 }
 
 /** Streams the body to disk, counting bytes; more than maxBytes aborts with FILE_TOO_LARGE. */
@@ -97,7 +119,11 @@ async function saveBody(res: IncomingMessage, destPath: string, maxBytes: number
  * (`Accept-Encoding: identity`) because the bytes are the audio file itself.
  * On any failure the partial file is deleted and a SourceFetchError is thrown.
  */
-export async function fetchToFile(input: string | URL, destPath: string, options: FetchToFileOptions): Promise<FetchedFile> {
+export async function fetchToFile(
+  input: string | URL,
+  destPath: string,
+  options: FetchToFileOptions,
+): Promise<FetchedFile> {
   const totalTimer = new AbortController();
   const timer = setTimeout(() => totalTimer.abort(new TotalTimeout()), options.timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, totalTimer.signal]) : totalTimer.signal;
@@ -111,7 +137,11 @@ export async function fetchToFile(input: string | URL, destPath: string, options
       const res = await guardedRequest(url, {
         allowPrivate: options.allowPrivate,
         isAllowedAddress: options.isAllowedAddress,
-        headers: { 'User-Agent': options.userAgent ?? DEFAULT_USER_AGENT, Accept: '*/*', 'Accept-Encoding': 'identity' },
+        headers: {
+          'User-Agent': options.userAgent ?? DEFAULT_USER_AGENT,
+          Accept: '*/*',
+          'Accept-Encoding': 'identity',
+        },
         signal,
         connectTimeoutMs,
         idleTimeoutMs,
@@ -121,7 +151,11 @@ export async function fetchToFile(input: string | URL, destPath: string, options
         res.destroy();
         const location = res.headers.location;
         if (!location) {
-          throw new SourceFetchError('SOURCE_FETCH_FAILED', `The source server answered HTTP ${status} without a Location.`, 'bad-redirect');
+          throw new SourceFetchError(
+            'SOURCE_FETCH_FAILED',
+            `The source server answered HTTP ${status} without a Location.`,
+            'bad-redirect',
+          );
         }
         if (redirects >= options.maxRedirects) {
           throw new SourceFetchError(
@@ -134,7 +168,11 @@ export async function fetchToFile(input: string | URL, destPath: string, options
         try {
           next = new URL(location, url);
         } catch {
-          throw new SourceFetchError('SOURCE_FETCH_FAILED', `The source server redirected to an invalid URL.`, 'bad-redirect');
+          throw new SourceFetchError(
+            'SOURCE_FETCH_FAILED',
+            `The source server redirected to an invalid URL.`,
+            'bad-redirect',
+          );
         }
         url = parseOutboundUrl(next);
         continue;

@@ -70,18 +70,34 @@ export function classifyYtdlpStderr(stderr: string): YtdlpFailure {
   const text = lastErrorLine(stderr) ?? stderr.slice(-2000);
   if (/ffmpeg|ffprobe|Traceback/i.test(text)) return 'crash';
   if (/private video|video is private|track is private|is private\b/i.test(text)) return 'private';
-  if (/not (made this video )?available in your country|geo.?restrict|from your location|blocked it in your country/i.test(text)) {
+  if (
+    /not (made this video )?available in your country|geo.?restrict|from your location|blocked it in your country/i.test(
+      text,
+    )
+  ) {
     return 'geo-blocked';
   }
-  if (/confirm your age|age.?restricted|inappropriate for some users|members.only|join this channel|requires payment|only available for registered users|login required|sign in to confirm|use --cookies|account.{0,20}required/i.test(text)) {
+  if (
+    /confirm your age|age.?restricted|inappropriate for some users|members.only|join this channel|requires payment|only available for registered users|login required|sign in to confirm|use --cookies|account.{0,20}required/i.test(
+      text,
+    )
+  ) {
     return 'login-required';
   }
   if (/live event will begin|premieres? in|this live stream/i.test(text)) return 'live';
   if (/unsupported url|is not a valid url/i.test(text)) return 'unsupported-url';
-  if (/video unavailable|is unavailable|not available|no longer available|has been removed|been terminated|does not exist|HTTP Error 404|HTTP Error 410|not found/i.test(text)) {
+  if (
+    /video unavailable|is unavailable|not available|no longer available|has been removed|been terminated|does not exist|HTTP Error 404|HTTP Error 410|not found/i.test(
+      text,
+    )
+  ) {
     return 'unavailable';
   }
-  if (/urlopen error|timed out|HTTP Error (5\d\d|429|403)|Connection (reset|refused|aborted)|Temporary failure in name resolution|Remote end closed|IncompleteRead|SSL/i.test(text)) {
+  if (
+    /urlopen error|timed out|HTTP Error (5\d\d|429|403)|Connection (reset|refused|aborted)|Temporary failure in name resolution|Remote end closed|IncompleteRead|SSL/i.test(
+      text,
+    )
+  ) {
     return 'network';
   }
   return 'crash';

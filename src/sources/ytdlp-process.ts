@@ -64,7 +64,8 @@ export function runYtdlp(args: string[], options: YtdlpProcessOptions): Promise<
 
     child.stdout.on('data', (chunk: Buffer) => {
       outBytes += chunk.length;
-      if (outBytes > MAX_STDOUT) return stop(new YtdlpError('bad-output', `yt-dlp wrote more than ${MAX_STDOUT} bytes to stdout`));
+      if (outBytes > MAX_STDOUT)
+        return stop(new YtdlpError('bad-output', `yt-dlp wrote more than ${MAX_STDOUT} bytes to stdout`));
       out.push(chunk);
     });
     child.stderr.setEncoding('utf8');

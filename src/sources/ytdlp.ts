@@ -59,7 +59,10 @@ const BASE_ARGS = [
 
 function assertHttpUrl(url: string): void {
   if (!/^https?:\/\/[^\s]+$/i.test(url)) {
-    throw new YtdlpError('unsupported-url', `refusing to pass a non-http(s) URL to yt-dlp: ${JSON.stringify(url.slice(0, 100))}`);
+    throw new YtdlpError(
+      'unsupported-url',
+      `refusing to pass a non-http(s) URL to yt-dlp: ${JSON.stringify(url.slice(0, 100))}`,
+    );
   }
 }
 
@@ -70,7 +73,8 @@ function minutes(seconds: number): string {
 
 function failedRun(run: YtdlpRun): YtdlpError {
   const kind = classifyYtdlpStderr(run.stderr);
-  const detail = lastErrorLine(run.stderr) ?? `yt-dlp exited with ${run.code ?? run.signal}: ${run.stderr.trim().slice(-500)}`;
+  const detail =
+    lastErrorLine(run.stderr) ?? `yt-dlp exited with ${run.code ?? run.signal}: ${run.stderr.trim().slice(-500)}`;
   return new YtdlpError(kind, detail);
 }
 
@@ -92,7 +96,8 @@ const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !=
 export function toMediaInfo(raw: RawInfo): MediaInfo {
   const id = str(raw.id) ?? (typeof raw.id === 'number' ? String(raw.id) : null);
   if (!id) throw new YtdlpError('bad-output', 'yt-dlp JSON has no id');
-  const duration = typeof raw.duration === 'number' && Number.isFinite(raw.duration) && raw.duration > 0 ? raw.duration : null;
+  const duration =
+    typeof raw.duration === 'number' && Number.isFinite(raw.duration) && raw.duration > 0 ? raw.duration : null;
   const thumbs = Array.isArray(raw.thumbnails) ? (raw.thumbnails as RawInfo[]) : [];
   return {
     id,
@@ -142,7 +147,11 @@ export async function fetchMediaInfo(url: string, options: YtdlpOptions): Promis
  * so one process gives both. Too-long and live media are skipped by --match-filter before any
  * byte is fetched.
  */
-export async function downloadAudio(url: string, destDir: string, options: DownloadAudioOptions): Promise<DownloadedAudio> {
+export async function downloadAudio(
+  url: string,
+  destDir: string,
+  options: DownloadAudioOptions,
+): Promise<DownloadedAudio> {
   assertHttpUrl(url);
   const dir = resolve(destDir);
   await mkdir(dir, { recursive: true });
@@ -179,7 +188,8 @@ export async function downloadAudio(url: string, destDir: string, options: Downl
   }
   const path = isAbsolute(filepath) ? filepath : resolve(dir, filepath);
   const rel = relative(dir, path);
-  if (rel.startsWith('..') || isAbsolute(rel)) throw new YtdlpError('bad-output', `yt-dlp wrote outside the work folder: ${path}`);
+  if (rel.startsWith('..') || isAbsolute(rel))
+    throw new YtdlpError('bad-output', `yt-dlp wrote outside the work folder: ${path}`);
   const bytes = await stat(path).then(
     (s) => s.size,
     () => -1,
@@ -193,7 +203,11 @@ export async function downloadAudio(url: string, destDir: string, options: Downl
 }
 
 function tooLarge(max: number, detail: string): YtdlpError {
-  return new YtdlpError('too-large', detail, `The media is larger than the maximum file size of ${Math.round(max / 1024 / 1024)} MB.`);
+  return new YtdlpError(
+    'too-large',
+    detail,
+    `The media is larger than the maximum file size of ${Math.round(max / 1024 / 1024)} MB.`,
+  );
 }
 
 /** `yt-dlp --version`, for start-up logs and readiness checks. Throws YtdlpError not-installed. */

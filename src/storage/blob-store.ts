@@ -92,11 +92,15 @@ export function assertPutOptions(o: PutOptions): void {
 }
 
 /** Validates an inclusive byte range against the blob size; both adapters apply the same rules. */
-export function checkRange(range: { start?: number; end?: number }, size: number): { start: number; end: number | undefined } {
+export function checkRange(
+  range: { start?: number; end?: number },
+  size: number,
+): { start: number; end: number | undefined } {
   const start = range.start ?? 0;
   const end = range.end;
   if (!Number.isSafeInteger(start) || start < 0) throw new RangeError('start must be a non-negative integer');
-  if (end !== undefined && (!Number.isSafeInteger(end) || end < start)) throw new RangeError('end must be an integer >= start');
+  if (end !== undefined && (!Number.isSafeInteger(end) || end < start))
+    throw new RangeError('end must be an integer >= start');
   if (start > 0 && start >= size) throw new RangeError(`start ${start} is beyond the blob's ${size} bytes`);
   return { start, end: end === undefined ? undefined : Math.min(end, Math.max(size - 1, 0)) };
 }

@@ -6,7 +6,10 @@
  * - `'unsatisfiable'` for a valid range that selects nothing (416 with `Content-Range: bytes *\/size`);
  * - the inclusive `{ start, end }` to send with 206 otherwise.
  */
-export function parseByteRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | null {
+export function parseByteRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | 'unsatisfiable' | null {
   if (header === undefined) return null;
   const m = /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header);
   if (!m) return null;

@@ -8,10 +8,14 @@ export function attachmentDisposition(fileName: string): string {
     // A lone surrogate would make encodeURIComponent throw.
     .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd')
     .replace(/[/\\]/g, '_')
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this strips
     .replace(/[\x00-\x1f\x7f]/g, '');
   // The quoted-string fallback: printable ASCII only, and no quote or backslash so it cannot end
   // the string early or rely on escapes that some clients ignore.
-  const fallback = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^\x20-\x7e]|["\\%]/g, '_');
+  const fallback = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^\x20-\x7e]|["\\%]/g, '_');
   return `attachment; filename="${fallback || 'download'}"; filename*=UTF-8''${encodeRfc8187(name || 'download')}`;
 }
 

@@ -33,9 +33,7 @@ export function buildDownloadUrl(publicUrl: string, signer: UrlSigner, grant: Do
   return `${publicUrl.replace(/\/+$/, '')}${BLOB_ROUTE_PREFIX}${grant.key}?${query.toString().replace(/\+/g, '%20')}`;
 }
 
-export type DownloadCheck =
-  | { ok: true; grant: DownloadGrant }
-  | { ok: false; reason: 'invalid-signature' | 'expired' };
+export type DownloadCheck = { ok: true; grant: DownloadGrant } | { ok: false; reason: 'invalid-signature' | 'expired' };
 
 /**
  * Checks the query of a download request for `key`. The signature is checked before the expiry, so

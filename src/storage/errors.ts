@@ -7,7 +7,10 @@
 /** A key or prefix that is not in the strict key grammar (see `blob-key.ts`). */
 export class InvalidBlobKeyError extends Error {
   override readonly name = 'InvalidBlobKeyError';
-  constructor(readonly key: string, reason: string) {
+  constructor(
+    readonly key: string,
+    reason: string,
+  ) {
     super(`invalid blob key ${JSON.stringify(key.slice(0, 200))}: ${reason}`);
   }
 }

@@ -56,7 +56,10 @@ export function createS3Client(s: S3Settings, overrides: Partial<S3ClientConfig>
     endpoint: s.endpoint,
     forcePathStyle: s.forcePathStyle,
     // Without explicit keys the SDK's default chain applies (instance roles, AWS_PROFILE ...).
-    credentials: s.accessKeyId && s.secretAccessKey ? { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey } : undefined,
+    credentials:
+      s.accessKeyId && s.secretAccessKey
+        ? { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey }
+        : undefined,
     // SDK >= 3.729 adds CRC32 checksums (aws-chunked trailers) to every upload by default; many
     // S3-compatible servers reject or mishandle them, so with a custom endpoint only send checksums
     // where an operation requires one.

@@ -28,7 +28,11 @@ export async function findAccount(db: DbOrTx, id: string): Promise<Account | nul
 }
 
 export async function findAccountByEmail(db: DbOrTx, email: string): Promise<Account | null> {
-  const row = await db.selectFrom('accounts').selectAll().where('email', '=', email.trim().toLowerCase()).executeTakeFirst();
+  const row = await db
+    .selectFrom('accounts')
+    .selectAll()
+    .where('email', '=', email.trim().toLowerCase())
+    .executeTakeFirst();
   return row ? { id: row.id, email: row.email, createdAt: row.created_at } : null;
 }
 
@@ -43,6 +47,9 @@ export async function listAccounts(db: DbOrTx): Promise<Array<Account & { balanc
 }
 
 export async function countAccounts(db: DbOrTx): Promise<number> {
-  const row = await db.selectFrom('accounts').select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('accounts')
+    .select((eb) => eb.fn.countAll<string | number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }

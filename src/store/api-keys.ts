@@ -46,20 +46,33 @@ export async function createApiKey(db: DbOrTx, accountId: string): Promise<{ key
  */
 export async function findApiKey(db: DbOrTx, presented: string): Promise<(ApiKeyInfo & { revoked: boolean }) | null> {
   const hash = hashApiKey(presented);
-  const candidates = await db.selectFrom('api_keys').selectAll().where('prefix', '=', displayPrefix(presented)).execute();
+  const candidates = await db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('prefix', '=', displayPrefix(presented))
+    .execute();
   let match: (typeof candidates)[number] | undefined;
   for (const c of candidates) if (sameHash(c.hash, hash)) match = c;
   return match ? { ...toInfo(match), revoked: match.revoked_at !== null } : null;
 }
 
 export async function listApiKeys(db: DbOrTx, accountId: string): Promise<ApiKeyInfo[]> {
-  const rows = await db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).orderBy('created_at').execute();
+  const rows = await db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('created_at')
+    .execute();
   return rows.map(toInfo);
 }
 
 /** Revokes a key; returns false when no such key exists. Revoking twice is harmless. */
 export async function revokeApiKey(db: DbOrTx, keyId: string): Promise<boolean> {
-  const existing = await db.selectFrom('api_keys').select(['id', 'revoked_at']).where('id', '=', keyId).executeTakeFirst();
+  const existing = await db
+    .selectFrom('api_keys')
+    .select(['id', 'revoked_at'])
+    .where('id', '=', keyId)
+    .executeTakeFirst();
   if (!existing) return false;
   if (!existing.revoked_at) {
     await db.updateTable('api_keys').set({ revoked_at: new Date().toISOString() }).where('id', '=', keyId).execute();
@@ -79,5 +92,12 @@ function toInfo(r: {
   revoked_at: string | null;
   last_used_at: string | null;
 }): ApiKeyInfo {
-  return { id: r.id, accountId: r.account_id, prefix: r.prefix, createdAt: r.created_at, revokedAt: r.revoked_at, lastUsedAt: r.last_used_at };
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    prefix: r.prefix,
+    createdAt: r.created_at,
+    revokedAt: r.revoked_at,
+    lastUsedAt: r.last_used_at,
+  };
 }

@@ -43,7 +43,12 @@ async function adjust(db: DbOrTx, accountId: string, delta: number): Promise<boo
   return Number(result.numUpdatedRows) === 1;
 }
 
-export async function grantCredits(db: DbOrTx, accountId: string, seconds: number, note: string | null = null): Promise<void> {
+export async function grantCredits(
+  db: DbOrTx,
+  accountId: string,
+  seconds: number,
+  note: string | null = null,
+): Promise<void> {
   if (!Number.isInteger(seconds) || seconds <= 0) throw new Error('a grant must be a positive whole number of seconds');
   if (!(await adjust(db, accountId, seconds))) throw new Error(`unknown account ${accountId}`);
   await append(db, accountId, 'grant', seconds, seconds, null, note);
@@ -58,7 +63,11 @@ export async function holdCredits(db: DbOrTx, accountId: string, seconds: number
 
 /** Seconds still held for a job: holds minus what was charged against them or released. */
 export async function heldForJob(db: DbOrTx, jobId: string): Promise<number> {
-  const rows = await db.selectFrom('credit_ledger').select(['kind', 'seconds', 'delta_seconds']).where('job_id', '=', jobId).execute();
+  const rows = await db
+    .selectFrom('credit_ledger')
+    .select(['kind', 'seconds', 'delta_seconds'])
+    .where('job_id', '=', jobId)
+    .execute();
   let held = 0;
   for (const r of rows) {
     if (r.kind === 'hold') held += r.seconds;
@@ -81,7 +90,12 @@ export interface Settlement {
  * off (recorded in the ledger note) rather than failing a job whose work is done.
  * Call once per job, inside the transaction that moves the job to its terminal state.
  */
-export async function chargeHold(db: DbOrTx, accountId: string, jobId: string, finalSeconds: number): Promise<Settlement> {
+export async function chargeHold(
+  db: DbOrTx,
+  accountId: string,
+  jobId: string,
+  finalSeconds: number,
+): Promise<Settlement> {
   const held = await heldForJob(db, jobId);
   if (finalSeconds <= held) {
     const released = held - finalSeconds;
@@ -103,7 +117,12 @@ export async function chargeHold(db: DbOrTx, accountId: string, jobId: string, f
 }
 
 /** Releases whatever is still held for a job (failure, cancellation). */
-export async function releaseHold(db: DbOrTx, accountId: string, jobId: string, note: string | null = null): Promise<number> {
+export async function releaseHold(
+  db: DbOrTx,
+  accountId: string,
+  jobId: string,
+  note: string | null = null,
+): Promise<number> {
   const held = await heldForJob(db, jobId);
   if (held > 0) {
     await adjust(db, accountId, held);
@@ -113,11 +132,18 @@ export async function releaseHold(db: DbOrTx, accountId: string, jobId: string, 
 }
 
 export async function getBalanceSeconds(db: DbOrTx, accountId: string): Promise<number> {
-  const row = await db.selectFrom('balances').select('balance_seconds').where('account_id', '=', accountId).executeTakeFirst();
+  const row = await db
+    .selectFrom('balances')
+    .select('balance_seconds')
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
   return row?.balance_seconds ?? 0;
 }
 
-export async function getBalance(db: DbOrTx, accountId: string): Promise<{ seconds: number; updatedAt: string } | null> {
+export async function getBalance(
+  db: DbOrTx,
+  accountId: string,
+): Promise<{ seconds: number; updatedAt: string } | null> {
   const row = await db.selectFrom('balances').selectAll().where('account_id', '=', accountId).executeTakeFirst();
   return row ? { seconds: row.balance_seconds, updatedAt: row.updated_at } : null;
 }

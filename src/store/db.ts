@@ -58,7 +58,11 @@ export async function migrate(handle: DatabaseHandle, opts: OpenOptions = {}): P
     await handle.db.schema.createSchema(opts.schema).ifNotExists().execute();
   }
   // Kysely looks for its bookkeeping tables across schemas unless told which one to use.
-  const migrator = new Migrator({ db: handle.db, provider, ...(opts.schema ? { migrationTableSchema: opts.schema } : {}) });
+  const migrator = new Migrator({
+    db: handle.db,
+    provider,
+    ...(opts.schema ? { migrationTableSchema: opts.schema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';

@@ -10,8 +10,13 @@ export async function insertJob(db: DbOrTx, row: JobRow): Promise<void> {
 /** A job of the given account and kind, or null: another account's job is reported as not found. */
 export async function findAccountJob(db: DbOrTx, accountId: string, kind: JobKind, id: string): Promise<JobRow | null> {
   return (
-    (await db.selectFrom('jobs').selectAll().where('id', '=', id).where('account_id', '=', accountId).where('kind', '=', kind).executeTakeFirst()) ??
-    null
+    (await db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .where('kind', '=', kind)
+      .executeTakeFirst()) ?? null
   );
 }
 
@@ -50,21 +55,23 @@ export async function listRunnableJobs(
   limit: number,
 ): Promise<Array<{ id: string; kind: JobKind }>> {
   const now = new Date().toISOString();
-  return db
-    .selectFrom('jobs')
-    .select(['id', 'kind'])
-    .where('kind', 'in', kinds)
-    // A job still waiting for its download has no source yet; only then is it download-stage work.
-    .where('source_key', stage === 'download' ? 'is' : 'is not', null)
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('status', '=', 'PENDING'), eb('next_attempt_at', '<=', now)]),
-        eb.and([eb('status', '=', 'PROCESSING'), eb('lease_expires_at', '<', now)]),
-      ]),
-    )
-    .orderBy('created_at')
-    .limit(limit)
-    .execute();
+  return (
+    db
+      .selectFrom('jobs')
+      .select(['id', 'kind'])
+      .where('kind', 'in', kinds)
+      // A job still waiting for its download has no source yet; only then is it download-stage work.
+      .where('source_key', stage === 'download' ? 'is' : 'is not', null)
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('status', '=', 'PENDING'), eb('next_attempt_at', '<=', now)]),
+          eb.and([eb('status', '=', 'PROCESSING'), eb('lease_expires_at', '<', now)]),
+        ]),
+      )
+      .orderBy('created_at')
+      .limit(limit)
+      .execute()
+  );
 }
 
 /**

@@ -11,10 +11,20 @@ export async function findUpload(db: DbOrTx, id: string): Promise<UploadRow | nu
 }
 
 /** Marks a pending upload complete; false when it was already completed (a second PUT). */
-export async function completeUpload(db: DbOrTx, id: string, sizeBytes: number, durationSeconds: number): Promise<boolean> {
+export async function completeUpload(
+  db: DbOrTx,
+  id: string,
+  sizeBytes: number,
+  durationSeconds: number,
+): Promise<boolean> {
   const r = await db
     .updateTable('uploads')
-    .set({ status: 'uploaded', size_bytes: sizeBytes, duration_seconds: durationSeconds, uploaded_at: new Date().toISOString() })
+    .set({
+      status: 'uploaded',
+      size_bytes: sizeBytes,
+      duration_seconds: durationSeconds,
+      uploaded_at: new Date().toISOString(),
+    })
     .where('id', '=', id)
     .where('status', '=', 'pending')
     .executeTakeFirst();

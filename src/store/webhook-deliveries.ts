@@ -42,7 +42,12 @@ export async function claimDelivery(db: DbOrTx, id: string, at = new Date()): Pr
 
 /** A claimed delivery that will not be sent (webhook deleted or inactive, job gone). */
 export async function skipDelivery(db: DbOrTx, id: string, reason: string): Promise<void> {
-  await db.updateTable('webhook_deliveries').set({ status: 'skipped', error: reason }).where('id', '=', id).where('status', '=', 'sending').execute();
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'skipped', error: reason })
+    .where('id', '=', id)
+    .where('status', '=', 'sending')
+    .execute();
 }
 
 /**
@@ -90,5 +95,11 @@ export async function closeStaleDeliveries(db: DbOrTx, cutoff: Date): Promise<nu
 
 /** Deliveries of a job, for operators and tests. */
 export async function listJobDeliveries(db: DbOrTx, jobId: string): Promise<DeliveryRow[]> {
-  return db.selectFrom('webhook_deliveries').selectAll().where('job_id', '=', jobId).orderBy('created_at').orderBy('id').execute();
+  return db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('job_id', '=', jobId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }

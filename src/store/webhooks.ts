@@ -144,7 +144,12 @@ export async function enableWebhook(db: DbOrTx, id: string): Promise<WebhookView
  * - failure: failCount + 1, lastError, lastCalledAt now; reaching MAX_CONSECUTIVE_FAILURES sets
  *   isActive false.
  */
-export async function recordDeliveryOutcome(db: DbOrTx, id: string, outcome: { ok: boolean; error: string | null }, at = new Date()): Promise<void> {
+export async function recordDeliveryOutcome(
+  db: DbOrTx,
+  id: string,
+  outcome: { ok: boolean; error: string | null },
+  at = new Date(),
+): Promise<void> {
   const now = at.toISOString();
   if (outcome.ok) {
     await db.updateTable('webhooks').set({ fail_count: 0, last_called_at: now }).where('id', '=', id).execute();

@@ -49,7 +49,13 @@ export type DeliveryResult = 'sent' | 'failed' | 'skipped' | 'not-claimed';
 export async function deliverOne(rt: Runtime, row: DeliveryRow): Promise<DeliveryResult> {
   if (!(await claimDelivery(rt.db, row.id))) return 'not-claimed';
   const hook = await findWebhook(rt.db, row.webhook_id);
-  const skipReason = !hook ? 'webhook not found' : hook.deleted_at ? 'webhook deleted' : hook.is_active !== 1 ? 'webhook inactive' : null;
+  const skipReason = !hook
+    ? 'webhook not found'
+    : hook.deleted_at
+      ? 'webhook deleted'
+      : hook.is_active !== 1
+        ? 'webhook inactive'
+        : null;
   if (skipReason || !hook) {
     await skipDelivery(rt.db, row.id, skipReason ?? 'webhook not found');
     return 'skipped';
@@ -77,7 +83,11 @@ export async function deliverOne(rt: Runtime, row: DeliveryRow): Promise<Deliver
     allowPrivate: rt.config.allowPrivateUrls,
   });
   await finishDelivery(rt.db, row, result);
-  if (!result.ok) rt.log.info({ webhookId: hook.id, jobId: job.id, event: row.event, error: result.error }, 'webhook delivery failed');
+  if (!result.ok)
+    rt.log.info(
+      { webhookId: hook.id, jobId: job.id, event: row.event, error: result.error },
+      'webhook delivery failed',
+    );
   return result.ok ? 'sent' : 'failed';
 }
 
@@ -113,7 +123,9 @@ export function startWebhookDispatcher(rt: Runtime, opts: DispatcherOptions = {}
       if (inFlight.has(row.id)) continue;
       const p = deliverOne(rt, row)
         .then(() => undefined)
-        .catch((err) => rt.log.warn({ err: (err as Error).message, deliveryId: row.id }, 'webhook delivery could not be recorded'))
+        .catch((err) =>
+          rt.log.warn({ err: (err as Error).message, deliveryId: row.id }, 'webhook delivery could not be recorded'),
+        )
         .finally(() => {
           inFlight.delete(row.id);
           if (!stopped) void fill().catch(() => undefined);

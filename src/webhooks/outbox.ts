@@ -22,7 +22,17 @@ export async function recordJobEvent(tx: DbOrTx, jobId: string, event: WebhookEv
   const now = new Date().toISOString();
   const rows = hooks
     .filter((h) => (JSON.parse(h.events_json) as string[]).includes(event))
-    .map((h) => ({ id: newId('dlv'), webhook_id: h.id, job_id: jobId, event, status: 'pending' as const, created_at: now, sent_at: null, response_status: null, error: null }));
+    .map((h) => ({
+      id: newId('dlv'),
+      webhook_id: h.id,
+      job_id: jobId,
+      event,
+      status: 'pending' as const,
+      created_at: now,
+      sent_at: null,
+      response_status: null,
+      error: null,
+    }));
   if (rows.length) await tx.insertInto('webhook_deliveries').values(rows).execute();
   return rows.length;
 }

@@ -22,13 +22,23 @@ function describeInput(row: JobRow): Pick<WebhookPayloadBody['data'], 'type' | '
   if (row.kind === 'video') {
     return {
       type: 'video',
-      input: { videoTitle: str(i.videoTitle), videoDuration: int(i.videoDuration), videoUrl: str(i.videoUrl), videoVideoId: str(i.videoId) },
+      input: {
+        videoTitle: str(i.videoTitle),
+        videoDuration: int(i.videoDuration),
+        videoUrl: str(i.videoUrl),
+        videoVideoId: str(i.videoId),
+      },
     };
   }
   if (row.kind === 'track') {
     return {
       type: 'track',
-      input: { trackTitle: str(i.trackTitle), trackDuration: int(i.trackDuration ?? row.duration_seconds), trackUrl: str(i.trackUrl), trackId: str(i.trackId) },
+      input: {
+        trackTitle: str(i.trackTitle),
+        trackDuration: int(i.trackDuration ?? row.duration_seconds),
+        trackUrl: str(i.trackUrl),
+        trackId: str(i.trackId),
+      },
     };
   }
   return {

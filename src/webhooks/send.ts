@@ -83,7 +83,11 @@ export async function sendWebhook(delivery: WebhookDelivery): Promise<WebhookRes
     res.destroy();
     const status = res.statusCode ?? 0;
     const ok = status >= 200 && status <= 299;
-    const error = ok ? null : status >= 300 && status <= 399 ? `HTTP ${status} (redirects are not followed)` : `HTTP ${status}`;
+    const error = ok
+      ? null
+      : status >= 300 && status <= 399
+        ? `HTTP ${status} (redirects are not followed)`
+        : `HTTP ${status}`;
     return { ok, status, error, durationMs: elapsed() };
   } catch (err) {
     const reason = deadline.signal.aborted ? deadline.signal.reason : err;

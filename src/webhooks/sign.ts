@@ -17,7 +17,11 @@ export function signBody(rawBody: string | Buffer, secret: string): string {
  * digests (timingSafeEqual throws on unequal lengths), so a wrong-length header costs the same as
  * a wrong one and leaks nothing about the expected value.
  */
-export function verifySignature(rawBody: string | Buffer, secret: string, header: string | string[] | undefined | null): boolean {
+export function verifySignature(
+  rawBody: string | Buffer,
+  secret: string,
+  header: string | string[] | undefined | null,
+): boolean {
   const received = Array.isArray(header) ? header[0] : header;
   if (typeof received !== 'string' || !received.startsWith(PREFIX)) return false;
   const hex = received.slice(PREFIX.length);

@@ -16,7 +16,9 @@ export async function analyzeStems(
     ? [files.other, files.bass, files.piano, files.guitar].filter((p): p is string => Boolean(p))
     : [files.instrumental ?? mixPath];
   try {
-    return await rt.engines().analyze({ mixPath, drumsPath: files.drums, bassPath: files.bass, harmonicPaths: harmonic });
+    return await rt
+      .engines()
+      .analyze({ mixPath, drumsPath: files.drums, bassPath: files.bass, harmonicPaths: harmonic });
   } catch (err) {
     rt.log.warn({ jobId, err: (err as Error).message }, 'audio analysis failed; audioMetadata stays null');
     return null;

@@ -56,9 +56,15 @@ export function createEngines(config: Config): Engines {
       if (!denoiser) {
         const model = resolveModel('dfn3', { modelsDir: config.modelsDir });
         if (!model) {
-          throw new Error(`the DeepFilterNet3 model is not installed in ${config.modelsDir}/dfn3: run "npx stemforge models pull dfn3" or set STEMFORGE_MODELS_DIR`);
+          throw new Error(
+            `the DeepFilterNet3 model is not installed in ${config.modelsDir}/dfn3: run "npx stemforge models pull dfn3" or set STEMFORGE_MODELS_DIR`,
+          );
         }
-        denoiser = new DenoiseEngine({ modelDir: model.dir, executionProvider: config.onnx.executionProvider, tools: config.ffmpeg });
+        denoiser = new DenoiseEngine({
+          modelDir: model.dir,
+          executionProvider: config.onnx.executionProvider,
+          tools: config.ffmpeg,
+        });
       }
       await denoiser.denoiseFile(req);
     },

@@ -29,7 +29,9 @@ export async function denoiseStage(rt: Runtime, ctx: StageContext): Promise<Stag
   const key = `jobs/${job.id}/denoised.${format}`;
   const contentType = AUDIO_CONTENT_TYPES[format];
   await rt.store.putFile(key, outputPath, { contentType });
-  const outputs: StoredOutputs = { [DENOISED_OUTPUT]: { key, fileName: outputFileName(input.fileName, 'denoised', format), contentType } };
+  const outputs: StoredOutputs = {
+    [DENOISED_OUTPUT]: { key, fileName: outputFileName(input.fileName, 'denoised', format), contentType },
+  };
   return {
     type: 'completed',
     outputsJson: JSON.stringify(outputs),

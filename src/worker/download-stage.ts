@@ -49,14 +49,18 @@ async function runDownload(rt: Runtime, ctx: StageContext, site: MediaSite): Pro
   try {
     duration = (await probeOrReject(rt, downloaded.path)).durationSeconds;
   } catch (err) {
-    if (err instanceof ApiError) throw new PermanentJobError(`The downloaded ${site} has no usable audio: ${err.message}`);
+    if (err instanceof ApiError)
+      throw new PermanentJobError(`The downloaded ${site} has no usable audio: ${err.message}`);
     throw err;
   }
   if (duration > maxSeconds) {
-    throw new PermanentJobError(`The ${site} is ${minutesText(duration)} long; the maximum is ${minutesText(maxSeconds)}.`);
+    throw new PermanentJobError(
+      `The ${site} is ${minutesText(duration)} long; the maximum is ${minutesText(maxSeconds)}.`,
+    );
   }
   const min = rt.config.limits.minDurationSeconds;
-  if (duration < min) throw new PermanentJobError(`The ${site} lasts ${duration.toFixed(1)} s; the minimum is ${min} s.`);
+  if (duration < min)
+    throw new PermanentJobError(`The ${site} lasts ${duration.toFixed(1)} s; the minimum is ${min} s.`);
 
   const ext = extensionOf(downloaded.path);
   const key = `sources/${job.account_id}/${job.id}/source`;
@@ -70,13 +74,20 @@ async function runDownload(rt: Runtime, ctx: StageContext, site: MediaSite): Pro
     fileName: sanitizeFileName(ext ? `${title}.${ext}` : title),
     durationSeconds: credits,
     fileSizeBytes: downloaded.bytes,
-    ...('videoTitle' in input ? { videoDuration: Math.round(duration) } : { trackDuration: Math.round(duration), trackTitle: title }),
+    ...('videoTitle' in input
+      ? { videoDuration: Math.round(duration) }
+      : { trackDuration: Math.round(duration), trackTitle: title }),
   };
   return {
     type: 'next-stage',
     nextStage: 'inference',
     // credits_required becomes the real cost: what the detail reports and the inference stage charges.
-    set: { source_key: key, duration_seconds: duration, credits_required: credits, input_json: JSON.stringify(updated) },
+    set: {
+      source_key: key,
+      duration_seconds: duration,
+      credits_required: credits,
+      input_json: JSON.stringify(updated),
+    },
   };
 }
 

@@ -16,7 +16,13 @@ export type StageOutcome =
   /** The job has more stages: store these column values and queue the next stage. */
   | { type: 'next-stage'; set: Partial<JobRow>; nextStage: Stage }
   /** The job is done: outputs (JSON) and the seconds to charge. */
-  | { type: 'completed'; outputsJson: string; audioMetadataJson: string | null; chargeSeconds: number; set?: Partial<JobRow> };
+  | {
+      type: 'completed';
+      outputsJson: string;
+      audioMetadataJson: string | null;
+      chargeSeconds: number;
+      set?: Partial<JobRow>;
+    };
 
 export interface StageContext {
   job: JobRow;
@@ -56,7 +62,10 @@ export async function runJobStage(deps: RunnerDeps, jobId: string, stage: Stage)
   const controller = new AbortController();
   const onShutdown = () => controller.abort(new ShutdownError('worker shutting down'));
   deps.shutdown.addEventListener('abort', onShutdown);
-  const timeout = setTimeout(() => controller.abort(new Error('the job took too long and was stopped')), kindSpec(job.kind).timeoutMs);
+  const timeout = setTimeout(
+    () => controller.abort(new Error('the job took too long and was stopped')),
+    kindSpec(job.kind).timeoutMs,
+  );
   const heartbeat = setInterval(() => {
     renewLease(rt.db, job.id, workerId, LEASE_MS).then(
       (held) => held || controller.abort(new ShutdownError('lease lost')),
@@ -76,7 +85,11 @@ export async function runJobStage(deps: RunnerDeps, jobId: string, stage: Stage)
     await mkdir(workDir, { recursive: true });
     const outcome = await handler(rt, { job, workDir, signal: controller.signal, progress });
     if (outcome.type === 'next-stage') {
-      await transitionHeldJob(rt.db, job.id, workerId, { ...outcome.set, status: 'PENDING', next_attempt_at: new Date().toISOString() });
+      await transitionHeldJob(rt.db, job.id, workerId, {
+        ...outcome.set,
+        status: 'PENDING',
+        next_attempt_at: new Date().toISOString(),
+      });
       await deps.queue.enqueue(job, outcome.nextStage);
     } else {
       await completeJob(rt, job, outcome);
@@ -101,7 +114,11 @@ export async function runJobStage(deps: RunnerDeps, jobId: string, stage: Stage)
   }
 }
 
-async function completeJob(rt: Runtime, job: JobRow, outcome: Extract<StageOutcome, { type: 'completed' }>): Promise<void> {
+async function completeJob(
+  rt: Runtime,
+  job: JobRow,
+  outcome: Extract<StageOutcome, { type: 'completed' }>,
+): Promise<void> {
   const now = new Date();
   await rt.db.transaction().execute(async (tx) => {
     const moved = await transitionHeldJob(tx, job.id, workerId, {

@@ -47,7 +47,13 @@ export async function separateStage(
   const files: Record<string, string> = { ...separated.files } as Record<string, string>;
   if (denoise) {
     const cleaned = join(workDir, `vocals-clean.${format}`);
-    await engines.denoise({ inputPath: files.vocals!, outputPath: cleaned, format, signal, onProgress: (f) => ctx.progress(70 + f * 10) });
+    await engines.denoise({
+      inputPath: files.vocals!,
+      outputPath: cleaned,
+      format,
+      signal,
+      onProgress: (f) => ctx.progress(70 + f * 10),
+    });
     files.vocals = cleaned;
     for (const stem of stems.filter((s) => s !== 'vocals')) {
       files[stem] = await transcode(rt, files[stem], join(workDir, `${stem}.${format}`), format);
@@ -65,7 +71,11 @@ export async function separateStage(
     if ((await stat(path)).size === 0) throw new Error(`the ${stem} output is empty`);
     const key = `jobs/${job.id}/${stem}.${format}`;
     await rt.store.putFile(key, path, { contentType: AUDIO_CONTENT_TYPES[format] });
-    outputs[stem] = { key, fileName: outputFileName(input.fileName, stem, format), contentType: AUDIO_CONTENT_TYPES[format] };
+    outputs[stem] = {
+      key,
+      fileName: outputFileName(input.fileName, stem, format),
+      contentType: AUDIO_CONTENT_TYPES[format],
+    };
   }
   return {
     type: 'completed',

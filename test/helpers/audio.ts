@@ -7,14 +7,32 @@ const run = promisify(execFile);
  * Renders a test signal with the real ffmpeg: a stereo mix of two tones with a little noise, so
  * every codec has something to encode. The extension of `path` picks the container.
  */
-export async function makeTone(path: string, seconds: number, opts: { sampleRate?: number; channels?: number } = {}): Promise<string> {
+export async function makeTone(
+  path: string,
+  seconds: number,
+  opts: { sampleRate?: number; channels?: number } = {},
+): Promise<string> {
   const sr = opts.sampleRate ?? 44_100;
   await run('ffmpeg', [
-    '-nostdin', '-v', 'error', '-y',
-    '-f', 'lavfi', '-i', `sine=frequency=220:sample_rate=${sr}:duration=${seconds}`,
-    '-f', 'lavfi', '-i', `sine=frequency=331:sample_rate=${sr}:duration=${seconds}`,
-    '-filter_complex', `[0:a][1:a]amerge=inputs=2,volume=0.4[a]`,
-    '-map', '[a]', '-ac', String(opts.channels ?? 2), path,
+    '-nostdin',
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    `sine=frequency=220:sample_rate=${sr}:duration=${seconds}`,
+    '-f',
+    'lavfi',
+    '-i',
+    `sine=frequency=331:sample_rate=${sr}:duration=${seconds}`,
+    '-filter_complex',
+    `[0:a][1:a]amerge=inputs=2,volume=0.4[a]`,
+    '-map',
+    '[a]',
+    '-ac',
+    String(opts.channels ?? 2),
+    path,
   ]);
   return path;
 }

@@ -29,6 +29,7 @@ export function wavOfExactSize(totalBytes: number, sampleRate = 48_000): Buffer 
   b.writeUInt16LE(16, 34);
   b.write('data', 36, 'ascii');
   b.writeUInt32LE(dataBytes, 40);
-  for (let i = 0; i < dataBytes / 2; i++) b.writeInt16LE(Math.round(3000 * Math.sin((2 * Math.PI * 440 * i) / sampleRate)), 44 + 2 * i);
+  for (let i = 0; i < dataBytes / 2; i++)
+    b.writeInt16LE(Math.round(3000 * Math.sin((2 * Math.PI * 440 * i) / sampleRate)), 44 + 2 * i);
   return b;
 }

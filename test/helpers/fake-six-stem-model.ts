@@ -1,4 +1,8 @@
-import { HTDEMUCS_SEGMENT_FRAMES, HTDEMUCS_SPEC_BINS, HTDEMUCS_SPEC_FRAMES } from '../../src/separation/htdemucs-shapes.ts';
+import {
+  HTDEMUCS_SEGMENT_FRAMES,
+  HTDEMUCS_SPEC_BINS,
+  HTDEMUCS_SPEC_FRAMES,
+} from '../../src/separation/htdemucs-shapes.ts';
 import { getModelSpec } from '../../src/models/registry.ts';
 import { encodeOnnxModel } from './onnx-writer.ts';
 
@@ -6,7 +10,14 @@ import { encodeOnnxModel } from './onnx-writer.ts';
 export const SIX_SOURCES = getModelSpec('htdemucs_6s')!.stems!;
 
 /** Gain of each stand-in source; they add up to 1, so the stems add back up to the input. */
-export const FAKE_GAINS: Record<string, number> = { drums: 0.1, bass: 0.15, other: 0.2, vocals: 0.25, guitar: 0.12, piano: 0.18 };
+export const FAKE_GAINS: Record<string, number> = {
+  drums: 0.1,
+  bass: 0.15,
+  other: 0.2,
+  vocals: 0.25,
+  guitar: 0.12,
+  piano: 0.18,
+};
 
 /**
  * A FAKE six-source separation model: no htdemucs_6s weights can be obtained on this machine, so

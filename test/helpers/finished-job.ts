@@ -21,7 +21,11 @@ export interface FinishedJobOptions {
  * transaction does (run-job.ts), but without running a job: for dispatcher tests that need events
  * cheaply. Returns the job row and the number of deliveries written.
  */
-export async function commitFinishedJob(rt: Runtime, accountId: string, o: FinishedJobOptions): Promise<{ job: JobRow; deliveries: number }> {
+export async function commitFinishedJob(
+  rt: Runtime,
+  accountId: string,
+  o: FinishedJobOptions,
+): Promise<{ job: JobRow; deliveries: number }> {
   const id = newId('job');
   const now = new Date();
   const stored: Record<string, { key: string; fileName: string; contentType: string }> = {};
@@ -37,7 +41,9 @@ export async function commitFinishedJob(rt: Runtime, accountId: string, o: Finis
     status: o.outcome,
     progress: o.outcome === 'COMPLETED' ? 100 : 40,
     input_json: JSON.stringify(o.input ?? { fileName: 'song.wav', durationSeconds: 7, fileSizeBytes: 1_058_444 }),
-    options_json: JSON.stringify(o.options ?? { outputType: 'VOCALS', quality: 'FAST', outputFormat: 'MP3', denoiseVocals: false }),
+    options_json: JSON.stringify(
+      o.options ?? { outputType: 'VOCALS', quality: 'FAST', outputFormat: 'MP3', denoiseVocals: false },
+    ),
     metadata_json: o.metadata ? JSON.stringify(o.metadata) : null,
     source_key: `uploads/${id}.wav`,
     duration_seconds: 6.01,

@@ -4,7 +4,11 @@ import type { TestServer } from './server.ts';
 /** Uploads a local file through POST /upload + the signed PUT; returns the upload key. */
 export async function uploadFile(s: TestServer, key: string, path: string, filename: string): Promise<string> {
   const grant: any = await (await s.api('/v1/upload', { key, method: 'POST', json: { filename } })).json();
-  const res = await fetch(grant.uploadUrl, { method: 'PUT', headers: { 'content-type': grant.contentType }, body: await readFile(path) });
+  const res = await fetch(grant.uploadUrl, {
+    method: 'PUT',
+    headers: { 'content-type': grant.contentType },
+    body: await readFile(path),
+  });
   if (res.status !== 200) throw new Error(`upload failed: ${res.status} ${await res.text()}`);
   return grant.uploadKey;
 }

@@ -47,7 +47,9 @@ export function encodeOnnxModel(g: OnnxGraph): Buffer {
   model.varint(1, 8);
   model.string(2, 'stemforge-tests');
   model.message(7, (graph) => {
-    g.nodes.forEach((n, i) => graph.bytes(1, encodeNode({ ...n, name: `${n.op}_${i}` })));
+    g.nodes.forEach((n, i) => {
+      graph.bytes(1, encodeNode({ ...n, name: `${n.op}_${i}` }));
+    });
     graph.string(2, g.name);
     for (const t of g.initializers) {
       // TensorProto: dims 1, data_type 2, name 8, raw_data 9.

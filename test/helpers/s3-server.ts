@@ -32,7 +32,13 @@ const SECRET_KEY = 'S3RVER';
 
 export async function startS3Server(bucket = 'stemforge-test'): Promise<TestS3Server> {
   const directory = await mkdtemp(join(tmpdir(), 'stemforge-s3-'));
-  const s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: bucket }] });
+  const s3 = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    silent: true,
+    directory,
+    configureBuckets: [{ name: bucket }],
+  });
   const uploadsDir = join(directory, bucket, '._S3rver_uploads');
   // Koa composes its middleware when the server starts, so these run before s3rver's own.
   (s3.middleware as unknown[]).unshift(abortMultipartMiddleware(uploadsDir), presignedSignatureMiddleware(SECRET_KEY));
@@ -89,7 +95,9 @@ function presignedSignatureMiddleware(secretKey: string) {
       .filter(Boolean)
       .map((p) => {
         const i = p.indexOf('=');
-        return i < 0 ? [decodeURIComponent(p), ''] : [decodeURIComponent(p.slice(0, i)), decodeURIComponent(p.slice(i + 1))];
+        return i < 0
+          ? [decodeURIComponent(p), '']
+          : [decodeURIComponent(p.slice(0, i)), decodeURIComponent(p.slice(i + 1))];
       });
     const get = (name: string) => params.find(([k]) => k === name)?.[1];
     const signature = get('X-Amz-Signature');
@@ -106,7 +114,14 @@ function presignedSignatureMiddleware(secretKey: string) {
       .split(';')
       .map((h) => `${h}:${ctx.get(h).trim().replace(/\s+/g, ' ')}\n`)
       .join('');
-    const canonicalRequest = [ctx.method, path, canonicalQuery, canonicalHeaders, signedHeaders, 'UNSIGNED-PAYLOAD'].join('\n');
+    const canonicalRequest = [
+      ctx.method,
+      path,
+      canonicalQuery,
+      canonicalHeaders,
+      signedHeaders,
+      'UNSIGNED-PAYLOAD',
+    ].join('\n');
     const [, date = '', region = '', service = ''] = (get('X-Amz-Credential') ?? '').split('/');
     const scope = `${date}/${region}/${service}/aws4_request`;
     const stringToSign = ['AWS4-HMAC-SHA256', get('X-Amz-Date') ?? '', scope, sha256(canonicalRequest)].join('\n');

@@ -67,7 +67,11 @@ export async function startTestServer(
     base,
     dataDir,
     async newAccount(creditSeconds = 300) {
-      const account = await createAccount(rt.db, `user-${Math.random().toString(36).slice(2)}@example.com`, creditSeconds);
+      const account = await createAccount(
+        rt.db,
+        `user-${Math.random().toString(36).slice(2)}@example.com`,
+        creditSeconds,
+      );
       const { key } = await createApiKey(rt.db, account.id);
       return { id: account.id, key };
     },

@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { AudioMetadata, JobStatus, OffsetPagination, OutputFormat, Outputs, OutputType, Quality, Timestamp } from './common.ts';
+import {
+  AudioMetadata,
+  JobStatus,
+  OffsetPagination,
+  OutputFormat,
+  Outputs,
+  OutputType,
+  Quality,
+  Timestamp,
+} from './common.ts';
 
 /** Custom metadata is echoed in responses and webhooks: bounded to 4 KB of JSON. */
 export const MAX_METADATA_BYTES = 4096;
@@ -13,12 +22,18 @@ export const CreateJobRequest = z.object({
   outputFormat: OutputFormat.default('MP3'),
   metadata: z
     .record(z.string(), z.unknown())
-    .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= MAX_METADATA_BYTES, { message: `must be at most ${MAX_METADATA_BYTES} bytes of JSON` })
+    .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= MAX_METADATA_BYTES, {
+      message: `must be at most ${MAX_METADATA_BYTES} bytes of JSON`,
+    })
     .optional(),
   denoiseVocals: z.boolean().default(false),
 });
 
-export const JobInput = z.object({ fileName: z.string(), durationSeconds: z.number().int(), fileSizeBytes: z.number().int() });
+export const JobInput = z.object({
+  fileName: z.string(),
+  durationSeconds: z.number().int(),
+  fileSizeBytes: z.number().int(),
+});
 export const JobOptions = z.object({ outputType: OutputType, quality: Quality, outputFormat: OutputFormat });
 
 export const JobCreated = z

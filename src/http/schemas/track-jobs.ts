@@ -2,12 +2,15 @@ import { z } from 'zod';
 import { AudioMetadata, JobStatus, OffsetPagination, Outputs, Timestamp } from './common.ts';
 
 export const CreateTrackJobRequest = z.object({
-  trackUrl: z
+  trackUrl: z.string().min(1).max(2048).meta({
+    description:
+      'soundcloud.com/<artist>/<track> (also www. and m.), or on.soundcloud.com/<code>. Playlists and private links are refused.',
+  }),
+  outputDir: z
     .string()
-    .min(1)
-    .max(2048)
-    .meta({ description: 'soundcloud.com/<artist>/<track> (also www. and m.), or on.soundcloud.com/<code>. Playlists and private links are refused.' }),
-  outputDir: z.string().max(4096).optional().meta({ description: 'Accepted for compatibility with other clients and ignored.' }),
+    .max(4096)
+    .optional()
+    .meta({ description: 'Accepted for compatibility with other clients and ignored.' }),
 });
 
 const trackFields = {
@@ -46,4 +49,6 @@ export const TrackJobDetail = z
   })
   .meta({ id: 'TrackJobDetail' });
 
-export const TrackJobList = z.object({ jobs: z.array(TrackJobDetail), pagination: OffsetPagination }).meta({ id: 'TrackJobList' });
+export const TrackJobList = z
+  .object({ jobs: z.array(TrackJobDetail), pagination: OffsetPagination })
+  .meta({ id: 'TrackJobList' });

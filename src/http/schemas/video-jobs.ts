@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { AudioMetadata, JobStatus, OffsetPagination, OutputFormat, Outputs, OutputType, Quality, Timestamp } from './common.ts';
+import {
+  AudioMetadata,
+  JobStatus,
+  OffsetPagination,
+  OutputFormat,
+  Outputs,
+  OutputType,
+  Quality,
+  Timestamp,
+} from './common.ts';
 
 /** Output types a video job can produce (contract: four- and six-stem are unsupported on this route). */
 export const VIDEO_OUTPUT_TYPES = ['VOCALS', 'INSTRUMENTAL', 'BOTH'] as const;
@@ -8,18 +17,22 @@ export type VideoOutputType = (typeof VIDEO_OUTPUT_TYPES)[number];
 const isVideoOutputType = (v: string): v is VideoOutputType => (VIDEO_OUTPUT_TYPES as readonly string[]).includes(v);
 
 export const CreateVideoJobRequest = z.object({
-  videoUrl: z
-    .string()
-    .min(1)
-    .max(2048)
-    .meta({ description: 'Watch address (v=<id>), short address, embed address, shorts/live address, or a bare 11-character video id.' }),
+  videoUrl: z.string().min(1).max(2048).meta({
+    description:
+      'Watch address (v=<id>), short address, embed address, shorts/live address, or a bare 11-character video id.',
+  }),
   // The full enum is parsed so that FOUR_STEMS / SIX_STEMS get a message saying why, not just "expected one of".
   outputType: OutputType.refine(isVideoOutputType, {
-    message: 'video jobs produce VOCALS, INSTRUMENTAL or BOTH; FOUR_STEMS and SIX_STEMS are not supported here (create a stem job with POST /jobs instead)',
+    message:
+      'video jobs produce VOCALS, INSTRUMENTAL or BOTH; FOUR_STEMS and SIX_STEMS are not supported here (create a stem job with POST /jobs instead)',
   })
     .default('BOTH')
     // The document shows the contract's three values (the refinement above is not expressible in JSON Schema).
-    .meta({ enum: [...VIDEO_OUTPUT_TYPES], description: 'VOCALS, INSTRUMENTAL or BOTH (default). FOUR_STEMS and SIX_STEMS are refused with 400 VALIDATION_ERROR.' }),
+    .meta({
+      enum: [...VIDEO_OUTPUT_TYPES],
+      description:
+        'VOCALS, INSTRUMENTAL or BOTH (default). FOUR_STEMS and SIX_STEMS are refused with 400 VALIDATION_ERROR.',
+    }),
   quality: Quality.default('BEST'),
   outputFormat: OutputFormat.default('MP3'),
 });
@@ -57,4 +70,6 @@ export const VideoJobDetail = z
   })
   .meta({ id: 'VideoJobDetail' });
 
-export const VideoJobList = z.object({ jobs: z.array(VideoJobDetail), pagination: OffsetPagination }).meta({ id: 'VideoJobList' });
+export const VideoJobList = z
+  .object({ jobs: z.array(VideoJobDetail), pagination: OffsetPagination })
+  .meta({ id: 'VideoJobList' });

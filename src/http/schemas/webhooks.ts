@@ -64,12 +64,24 @@ export const WebhookList = z.object({ webhooks: z.array(WebhookListItem) }).meta
 
 export const WebhookDeleted = z.object({ deleted: z.literal(true) }).meta({ id: 'WebhookDeleted' });
 
-const StemPayloadInput = z.object({ fileName: z.string(), durationSeconds: z.number().int(), fileSizeBytes: z.number().int() }).strict();
+const StemPayloadInput = z
+  .object({ fileName: z.string(), durationSeconds: z.number().int(), fileSizeBytes: z.number().int() })
+  .strict();
 const VideoPayloadInput = z
-  .object({ videoTitle: z.string().nullable(), videoDuration: z.number().int().nullable(), videoUrl: z.string().nullable(), videoVideoId: z.string().nullable() })
+  .object({
+    videoTitle: z.string().nullable(),
+    videoDuration: z.number().int().nullable(),
+    videoUrl: z.string().nullable(),
+    videoVideoId: z.string().nullable(),
+  })
   .strict();
 const TrackPayloadInput = z
-  .object({ trackTitle: z.string().nullable(), trackDuration: z.number().int().nullable(), trackUrl: z.string().nullable(), trackId: z.string().nullable() })
+  .object({
+    trackTitle: z.string().nullable(),
+    trackDuration: z.number().int().nullable(),
+    trackUrl: z.string().nullable(),
+    trackId: z.string().nullable(),
+  })
   .strict();
 
 /**

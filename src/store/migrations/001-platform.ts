@@ -36,7 +36,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('note', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('credit_ledger_account').on('credit_ledger').columns(['account_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('credit_ledger_account')
+    .on('credit_ledger')
+    .columns(['account_id', 'created_at'])
+    .execute();
   await db.schema.createIndex('credit_ledger_job').on('credit_ledger').columns(['job_id', 'kind']).execute();
   await db.schema
     .createTable('uploads')

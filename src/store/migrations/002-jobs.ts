@@ -27,7 +27,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('completed_at', 'text')
     .addColumn('expires_at', 'text')
     .execute();
-  await db.schema.createIndex('jobs_account_kind_created').on('jobs').columns(['account_id', 'kind', 'created_at']).execute();
+  await db.schema
+    .createIndex('jobs_account_kind_created')
+    .on('jobs')
+    .columns(['account_id', 'kind', 'created_at'])
+    .execute();
   await db.schema.createIndex('jobs_status_next').on('jobs').columns(['status', 'next_attempt_at']).execute();
   await db.schema.createIndex('jobs_expires').on('jobs').columns(['status', 'expires_at']).execute();
 }

@@ -29,6 +29,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('error', 'text')
     .execute();
   // One delivery per webhook and event of a job: the outbox can never double an event.
-  await db.schema.createIndex('webhook_deliveries_unique').on('webhook_deliveries').columns(['webhook_id', 'job_id', 'event']).unique().execute();
-  await db.schema.createIndex('webhook_deliveries_status').on('webhook_deliveries').columns(['status', 'created_at']).execute();
+  await db.schema
+    .createIndex('webhook_deliveries_unique')
+    .on('webhook_deliveries')
+    .columns(['webhook_id', 'job_id', 'event'])
+    .unique()
+    .execute();
+  await db.schema
+    .createIndex('webhook_deliveries_status')
+    .on('webhook_deliveries')
+    .columns(['status', 'created_at'])
+    .execute();
 }
