@@ -249,7 +249,16 @@ describe.each(['sqlite', 'postgres'] as const)('platform API on %s', (dialect) =
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.paths['/v1/balance'].get.responses['200']).toBeTruthy();
     expect(doc.paths['/v1/upload'].post.requestBody.content['application/json'].schema.required).toContain('filename');
-    const html = await (await s.api('/docs')).text();
-    expect(html).toContain('/v1/upload');
+    const page = await s.api('/docs');
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const html = await page.text();
+    expect(html).toContain('/docs/assets/swagger-ui-bundle.js');
+    expect(html).not.toMatch(/<script>(?!<)/);
+    const bundle = await s.api('/docs/assets/swagger-ui-bundle.js');
+    expect(bundle.headers.get('content-type')).toContain('javascript');
+    expect((await bundle.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
+    const outside = await s.api('/docs/assets/..%2Fpackage.json');
+    expect(outside.status).toBe(404);
+    expect((await error(outside)).code).toBe('NOT_FOUND');
   });
 });

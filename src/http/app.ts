@@ -16,6 +16,7 @@ import { trackJobRoutes } from './track-jobs.ts';
 import { webhookRoutes } from './webhooks.ts';
 import { openApiRoutes } from './openapi.ts';
 import { registerBlobRoutes } from './blob-routes.ts';
+import { registerDocsAssets } from './docs-page.ts';
 
 export const API_VERSION = '1.0.0';
 
@@ -76,5 +77,6 @@ export function buildApp(rt: Runtime, opts: AppOptions = {}): FastifyInstance {
   registerUploadPut(app, rt);
   registerFilesUpload(app, rt);
   registerBlobRoutes(app, { store: rt.store, signer: rt.signer });
+  registerDocsAssets(app);
   return app;
 }

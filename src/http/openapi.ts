@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { errorCatalog } from '../domain/errors.ts';
 import { ErrorBody } from './schemas/common.ts';
+import { DOCS_HTML, docsHeaders } from './docs-page.ts';
 import { type AnyRoute, defineRoute } from './route.ts';
 
 const AUTH_ERRORS = ['MISSING_API_KEY', 'INVALID_API_KEY', 'API_KEY_REVOKED', 'RATE_LIMIT_EXCEEDED'] as const;
@@ -79,7 +80,7 @@ export function buildOpenApi(routes: AnyRoute[], serverUrl: string, version: str
   };
 }
 
-/** `GET /v1/openapi.json` and the browsable `/docs` page (server-rendered; no assets fetched from elsewhere). */
+/** `GET /v1/openapi.json` and the browsable `/docs` page (Swagger UI served locally, see `docs-page.ts`). */
 export function openApiRoutes(getRoutes: () => AnyRoute[], serverUrl: string, version: string) {
   let doc: ReturnType<typeof buildOpenApi> | undefined;
   const document = () => (doc ??= buildOpenApi(getRoutes(), serverUrl, version));
@@ -102,46 +103,7 @@ export function openApiRoutes(getRoutes: () => AnyRoute[], serverUrl: string, ve
       auth: 'none',
       status: 200,
       response: null,
-      handler: async ({ reply }) => reply.type('text/html; charset=utf-8').send(renderDocs(document())),
+      handler: async ({ reply }) => reply.headers(docsHeaders).type('text/html; charset=utf-8').send(DOCS_HTML),
     }),
   ];
-}
-
-const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
-
-function renderDocs(doc: ReturnType<typeof buildOpenApi>): string {
-  const sections = Object.entries(doc.paths)
-    .flatMap(([path, ops]) =>
-      Object.entries(ops).map(([method, op]) => {
-        const o = op as {
-          summary: string;
-          description?: string;
-          tags: string[];
-          requestBody?: unknown;
-          responses: Record<string, { description: string; content?: unknown }>;
-        };
-        const responses = Object.entries(o.responses)
-          .map(([status, r]) => `<li><code>${status}</code> ${esc(r.description)}</li>`)
-          .join('');
-        const body = o.requestBody
-          ? `<details><summary>Request body schema</summary><pre>${esc(JSON.stringify((o.requestBody as { content: { 'application/json': { schema: unknown } } }).content['application/json'].schema, null, 2))}</pre></details>`
-          : '';
-        const ok = Object.values(o.responses)[0]?.content as { 'application/json'?: { schema: unknown } } | undefined;
-        const resp = ok?.['application/json']
-          ? `<details><summary>Response schema</summary><pre>${esc(JSON.stringify(ok['application/json'].schema, null, 2))}</pre></details>`
-          : '';
-        return `<section id="${esc(method + path)}"><h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${esc(path)}</code></h3><p>${esc(o.summary)}${o.description ? ` — ${esc(o.description)}` : ''}</p>${body}${resp}<ul>${responses}</ul></section>`;
-      }),
-    )
-    .join('\n');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Stemforge API reference</title>
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<style>body{font-family:system-ui,sans-serif;max-width:960px;margin:2rem auto;padding:0 1rem;color:#1d2330}
-h3{margin-bottom:.2rem}.m{display:inline-block;min-width:4.5rem;padding:2px 6px;border-radius:4px;color:#fff;font-size:.8rem;text-align:center}
-.get{background:#2d7d46}.post{background:#2856a8}.put{background:#8a5a00}.delete{background:#a82828}
-section{border-bottom:1px solid #e3e6ea;padding:.6rem 0}pre{background:#f5f6f8;padding:.6rem;overflow:auto;font-size:.8rem}</style></head>
-<body><h1>Stemforge API <small>${esc(doc.info.version)}</small></h1>
-<p>Site <code>${esc(doc.servers[0].url)}</code>; API base <code>${esc(doc.servers[0].url)}/v1</code>. Authenticate with <code>Authorization: Bearer sk_live_…</code>.
-Machine-readable: <a href="/v1/openapi.json">/v1/openapi.json</a> (OpenAPI 3.1).</p>
-${sections}</body></html>`;
 }
