@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { assertBlobKey, assertBlobPrefix, isBlobKey } from '../src/storage/blob-key.ts';
-import { parseByteRange } from '../src/storage/byte-range.ts';
-import { attachmentDisposition } from '../src/storage/content-disposition.ts';
-import { buildDownloadUrl, verifyDownloadQuery } from '../src/storage/download-url.ts';
-import { InvalidBlobKeyError } from '../src/storage/errors.ts';
-import { UrlSigner } from '../src/storage/url-signer.ts';
-import { loadConfig } from '../src/config.ts';
-import { createBlobStore } from '../src/storage/create-blob-store.ts';
-import { DiskBlobStore } from '../src/storage/disk-store.ts';
-import { S3BlobStore } from '../src/storage/s3-store.ts';
-import { createRateLimiter } from '../src/ratelimit/create-rate-limiter.ts';
-import { MemoryRateLimiter } from '../src/ratelimit/memory-rate-limiter.ts';
-import { RedisRateLimiter } from '../src/ratelimit/redis-rate-limiter.ts';
+import { assertBlobKey, assertBlobPrefix, isBlobKey } from '../../src/storage/blob-key.ts';
+import { parseByteRange } from '../../src/storage/byte-range.ts';
+import { attachmentDisposition } from '../../src/storage/content-disposition.ts';
+import { buildDownloadUrl, verifyDownloadQuery } from '../../src/storage/download-url.ts';
+import { InvalidBlobKeyError } from '../../src/storage/errors.ts';
+import { UrlSigner } from '../../src/storage/url-signer.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createBlobStore } from '../../src/storage/create-blob-store.ts';
+import { DiskBlobStore } from '../../src/storage/disk-store.ts';
+import { S3BlobStore } from '../../src/storage/s3-store.ts';
+import { createRateLimiter } from '../../src/ratelimit/create-rate-limiter.ts';
+import { MemoryRateLimiter } from '../../src/ratelimit/memory-rate-limiter.ts';
+import { RedisRateLimiter } from '../../src/ratelimit/redis-rate-limiter.ts';
 
 const SECRET = 'a-test-signing-secret-of-32-bytes!!';
 

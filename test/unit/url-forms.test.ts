@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../src/domain/errors.ts';
-import { parseVideoUrl } from '../src/domain/video-url.ts';
-import { parseTrackUrl } from '../src/domain/track-url.ts';
+import { ApiError } from '../../src/domain/errors.ts';
+import { parseVideoUrl } from '../../src/domain/video-url.ts';
+import { parseTrackUrl } from '../../src/domain/track-url.ts';
 
 const ID = 'dQw4w9WgXcQ';
 const CANONICAL = `https://www.youtube.com/watch?v=${ID}`;

@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../src/domain/errors.ts';
-import { registerBlobRoutes } from '../src/http/blob-routes.ts';
-import { DiskBlobStore } from '../src/storage/disk-store.ts';
-import { UrlSigner } from '../src/storage/url-signer.ts';
+import { ApiError } from '../../src/domain/errors.ts';
+import { registerBlobRoutes } from '../../src/http/blob-routes.ts';
+import { DiskBlobStore } from '../../src/storage/disk-store.ts';
+import { UrlSigner } from '../../src/storage/url-signer.ts';
 
 /**
  * The signed download route of the disk adapter, over real HTTP on 127.0.0.1: headers, single byte

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ENGINE_MALLOC_TUNABLES, engineProcessEnv } from '../src/separation/engine-env.ts';
+import { ENGINE_MALLOC_TUNABLES, engineProcessEnv } from '../../src/separation/engine-env.ts';
 
 describe('environment of the separation process', () => {
   it('adds the malloc tunables and keeps the rest of the environment', () => {

