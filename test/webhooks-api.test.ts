@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { dialects } from './helpers/db.ts';
-import { WebhookCreated, WebhookList } from '../src/http/schemas/webhooks.ts';
+import { WebhookCreated, WebhookList } from '../src/contract/webhooks.ts';
 import { enableWebhook, findWebhook, recordDeliveryOutcome } from '../src/store/webhooks.ts';
 
 describe.each(dialects)('webhook routes and repository (%s)', (dialect) => {

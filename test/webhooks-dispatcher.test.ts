@@ -5,7 +5,7 @@ import { startReceiver, type Receiver } from './helpers/webhook-receiver.ts';
 import { commitFinishedJob } from './helpers/finished-job.ts';
 import { deliverOne, startWebhookDispatcher, type WebhookDispatcher } from '../src/webhooks/dispatcher.ts';
 import { verifySignature } from '../src/webhooks/sign.ts';
-import { WebhookPayload } from '../src/http/schemas/webhooks.ts';
+import { WebhookPayload } from '../src/contract/webhooks.ts';
 import { enableWebhook, findWebhook } from '../src/store/webhooks.ts';
 import { listJobDeliveries, listPendingDeliveries } from '../src/store/webhook-deliveries.ts';
 

@@ -8,7 +8,7 @@ import { createEngines } from '../src/worker/create-engines.ts';
 import type { Engines } from '../src/worker/engines.ts';
 import type { Config } from '../src/config.ts';
 import { verifySignature } from '../src/webhooks/sign.ts';
-import { WebhookPayload } from '../src/http/schemas/webhooks.ts';
+import { WebhookPayload } from '../src/contract/webhooks.ts';
 
 /** Real engines; separation fails on demand (a failing engine, for cheap job.failed events). */
 let failSeparation = false;

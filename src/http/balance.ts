@@ -1,5 +1,5 @@
 import { defineRoute } from './route.ts';
-import { Balance } from './schemas/account.ts';
+import { Balance } from '../contract/account.ts';
 import { getBalance } from '../store/credits.ts';
 import { formatBalance, wholeMinutes } from '../domain/credits.ts';
 import type { Runtime } from '../runtime.ts';

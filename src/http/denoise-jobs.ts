@@ -1,12 +1,12 @@
 import { defineRoute } from './route.ts';
-import { IdParams } from './schemas/common.ts';
+import { IdParams } from '../contract/common.ts';
 import {
   CreateDenoiseJobRequest,
   DenoiseJob,
   DenoiseJobCreated,
   DenoiseJobList,
   DenoiseListQuery,
-} from './schemas/denoise.ts';
+} from '../contract/denoise.ts';
 import { ApiError } from '../domain/errors.ts';
 import { findAccountJob, listJobs } from '../store/jobs.ts';
 import { createDenoiseJob } from '../jobs/create-denoise-job.ts';

@@ -1,5 +1,5 @@
 import { defineRoute } from './route.ts';
-import { IdParams } from './schemas/common.ts';
+import { IdParams } from '../contract/common.ts';
 import { ApiError } from '../domain/errors.ts';
 import { findAccountJob } from '../store/jobs.ts';
 import { denoisedOutput } from '../jobs/present-denoise-job.ts';

@@ -6,7 +6,7 @@ import { newId } from '../domain/ids.ts';
 import { deleteUpload, insertUpload, type UploadRow } from '../store/uploads.ts';
 import { ingestFile, tooLarge } from './ingest-file.ts';
 import { defineRoute, registerRoutes } from './route.ts';
-import { UploadedFile } from './schemas/upload.ts';
+import { UploadedFile } from '../contract/upload.ts';
 import type { AuthContext } from './auth.ts';
 import type { Runtime } from '../runtime.ts';
 

@@ -1,6 +1,6 @@
 import { defineRoute } from './route.ts';
-import { IdParams, OffsetListQuery } from './schemas/common.ts';
-import { CreateJobRequest, JobCreated, JobDetail, JobList } from './schemas/jobs.ts';
+import { IdParams, OffsetListQuery } from '../contract/common.ts';
+import { CreateJobRequest, JobCreated, JobDetail, JobList } from '../contract/jobs.ts';
 import { ApiError } from '../domain/errors.ts';
 import { findAccountJob, listJobs } from '../store/jobs.ts';
 import { createStemJob } from '../jobs/create-stem-job.ts';

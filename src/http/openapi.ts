@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { errorCatalog } from '../domain/errors.ts';
-import { ErrorBody } from './schemas/common.ts';
+import { ErrorBody } from '../contract/common.ts';
 import { DOCS_HTML, docsHeaders } from './docs-page.ts';
 import { type AnyRoute, defineRoute } from './route.ts';
 

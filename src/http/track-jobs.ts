@@ -1,6 +1,6 @@
 import { defineRoute } from './route.ts';
-import { IdParams, OffsetListQuery } from './schemas/common.ts';
-import { CreateTrackJobRequest, TrackJobCreated, TrackJobDetail, TrackJobList } from './schemas/track-jobs.ts';
+import { IdParams, OffsetListQuery } from '../contract/common.ts';
+import { CreateTrackJobRequest, TrackJobCreated, TrackJobDetail, TrackJobList } from '../contract/track-jobs.ts';
 import { ApiError } from '../domain/errors.ts';
 import { findAccountJob, listJobs } from '../store/jobs.ts';
 import { createTrackJob } from '../jobs/create-track-job.ts';

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ApiError } from '../domain/errors.ts';
 import { findUpload } from '../store/uploads.ts';
 import { ingestFile, tooLarge } from './ingest-file.ts';
-import { UploadedFile } from './schemas/upload.ts';
+import { UploadedFile } from '../contract/upload.ts';
 import type { Runtime } from '../runtime.ts';
 
 /** The fields an upload URL's signature covers: the method, the upload, the expiry and the content type. */

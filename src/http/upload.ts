@@ -1,5 +1,5 @@
 import { defineRoute } from './route.ts';
-import { UploadGrant, UploadGrantRequest } from './schemas/upload.ts';
+import { UploadGrant, UploadGrantRequest } from '../contract/upload.ts';
 import { ApiError } from '../domain/errors.ts';
 import {
   defaultContentType,

@@ -1,6 +1,6 @@
 import { defineRoute } from './route.ts';
-import { IdParams, OffsetListQuery } from './schemas/common.ts';
-import { CreateVideoJobRequest, VideoJobCreated, VideoJobDetail, VideoJobList } from './schemas/video-jobs.ts';
+import { IdParams, OffsetListQuery } from '../contract/common.ts';
+import { CreateVideoJobRequest, VideoJobCreated, VideoJobDetail, VideoJobList } from '../contract/video-jobs.ts';
 import { ApiError } from '../domain/errors.ts';
 import { findAccountJob, listJobs } from '../store/jobs.ts';
 import { createVideoJob } from '../jobs/create-video-job.ts';

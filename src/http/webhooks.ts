@@ -1,6 +1,6 @@
 import { defineRoute } from './route.ts';
-import { IdParams } from './schemas/common.ts';
-import { CreateWebhookRequest, WebhookCreated, WebhookDeleted, WebhookList } from './schemas/webhooks.ts';
+import { IdParams } from '../contract/common.ts';
+import { CreateWebhookRequest, WebhookCreated, WebhookDeleted, WebhookList } from '../contract/webhooks.ts';
 import { ApiError } from '../domain/errors.ts';
 import { assertPublicUrl } from '../sources/address-guard.ts';
 import {

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { Runtime } from '../runtime.ts';
 import { newId } from '../domain/ids.ts';
 import { sanitizeFileName } from '../domain/formats.ts';
-import type { CreateDenoiseJobRequest } from '../http/schemas/denoise.ts';
+import type { CreateDenoiseJobRequest } from '../contract/denoise.ts';
 import { checkLimits, inputFromUpload } from './acquire-input.ts';
 import { insertHeldJob } from './insert-held-job.ts';
 import { estimateSeconds } from './estimate.ts';

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { Runtime } from '../runtime.ts';
 import { ApiError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
-import type { CreateJobRequest } from '../http/schemas/jobs.ts';
+import type { CreateJobRequest } from '../contract/jobs.ts';
 import { checkLimits, inputFromUpload, inputFromUrl } from './acquire-input.ts';
 import { insertHeldJob } from './insert-held-job.ts';
 import { estimateSeconds } from './estimate.ts';

@@ -7,7 +7,7 @@ import { newId } from '../domain/ids.ts';
 import { STEMS_BY_OUTPUT_TYPE } from '../domain/job-state.ts';
 import { parseTrackUrl, type ParsedTrackUrl } from '../domain/track-url.ts';
 import type { MediaInfo } from '../sources/ytdlp.ts';
-import type { CreateTrackJobRequest } from '../http/schemas/track-jobs.ts';
+import type { CreateTrackJobRequest } from '../contract/track-jobs.ts';
 import { checkMinimumDuration, fetchMetadataOrReject } from './media-metadata.ts';
 import { insertHeldJob } from './insert-held-job.ts';
 import type { TrackJobInput } from './present-media-job.ts';

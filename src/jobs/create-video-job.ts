@@ -6,7 +6,7 @@ import { sanitizeFileName } from '../domain/formats.ts';
 import { newId } from '../domain/ids.ts';
 import { STEMS_BY_OUTPUT_TYPE } from '../domain/job-state.ts';
 import { parseVideoUrl } from '../domain/video-url.ts';
-import type { CreateVideoJobRequest, VideoOutputType } from '../http/schemas/video-jobs.ts';
+import type { CreateVideoJobRequest, VideoOutputType } from '../contract/video-jobs.ts';
 import { checkMinimumDuration, fetchMetadataOrReject } from './media-metadata.ts';
 import { insertHeldJob } from './insert-held-job.ts';
 import type { VideoJobInput } from './present-media-job.ts';

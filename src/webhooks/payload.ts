@@ -1,7 +1,7 @@
 import type { JobRow } from '../store/jobs.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import { signOutputs } from '../jobs/outputs.ts';
-import type { WebhookPayloadBody } from '../http/schemas/webhooks.ts';
+import type { WebhookPayloadBody } from '../contract/webhooks.ts';
 import type { WebhookEventName } from './outbox.ts';
 
 type Json = Record<string, unknown>;
