@@ -35,7 +35,8 @@ const envSchema = z.object({
   WEBHOOK_TIMEOUT_MS: int(10).default(10_000),
   WORKER_CONCURRENCY: int(1, 64).default(1),
   DOWNLOAD_CONCURRENCY: int(1, 64).default(2),
-  JOB_MAX_ATTEMPTS: int(1, 20).default(3),
+  /** Overrides every job kind's attempts (`src/queue/job-catalog.ts`) when set. */
+  JOB_MAX_ATTEMPTS: int(1, 20).optional(),
   JOB_RETRY_BASE_MS: int(0).default(5_000),
   OUTPUT_RETENTION_HOURS: num(0.001).default(24),
   REDIS_URL: optionalString.pipe(z.url().optional()),
@@ -84,7 +85,7 @@ export interface Config {
   allowPrivateUrls: boolean;
   sourceFetch: { timeoutMs: number; maxRedirects: number };
   webhookTimeoutMs: number;
-  workers: { concurrency: number; downloadConcurrency: number; maxAttempts: number; retryBaseMs: number };
+  workers: { concurrency: number; downloadConcurrency: number; maxAttempts: number | undefined; retryBaseMs: number };
   retentionSeconds: number;
   redisUrl: string | undefined;
   /** Namespace of every Redis key (queues, rate-limit counters): deployments can share a Redis. */

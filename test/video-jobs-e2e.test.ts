@@ -10,7 +10,7 @@ import { probeAudio } from '../src/audio/probe.ts';
 import { decodeToPlanar } from '../src/audio/decode.ts';
 import { getBalanceSeconds, listLedger } from '../src/store/credits.ts';
 import { findJob } from '../src/store/jobs.ts';
-import { mediaWebhookInput } from '../src/jobs/present-media-job.ts';
+import { buildWebhookPayload } from '../src/webhooks/payload.ts';
 
 const rmsOf = (channels: Float32Array[]) => {
   let sum = 0;
@@ -108,7 +108,10 @@ describe('video job end to end with a fake yt-dlp (real separation)', () => {
     expect(list.pagination).toEqual({ total: 1, limit: 20, offset: 0, hasMore: false });
     expect(list.jobs[0]).toMatchObject({ id: created.id, status: 'COMPLETED', creditsCharged: 7 });
     expect(Object.keys(list.jobs[0].outputs).sort()).toEqual(['fullAudio', 'instrumental', 'vocals']);
-    expect(mediaWebhookInput((await findJob(s.rt.db, created.id))!)).toEqual({
+    const done = (await findJob(s.rt.db, created.id))!;
+    const payload = await buildWebhookPayload(done, 'job.completed', done.completed_at!, s.rt.store);
+    expect(payload.data.type).toBe('video');
+    expect(payload.data.input).toEqual({
       videoTitle: 'Fake video FalconVid01',
       videoDuration: 6,
       videoUrl: 'https://www.youtube.com/watch?v=FalconVid01',

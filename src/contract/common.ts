@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { JOB_STATUSES, OUTPUT_FORMATS, OUTPUT_TYPES, QUALITIES } from '../domain/vocabulary.ts';
 
 /** Shapes shared by several resources. Every schema here is the contract (API.md). */
-export const JobStatus = z.enum(['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'EXPIRED']);
-export const OutputType = z.enum(['VOCALS', 'INSTRUMENTAL', 'BOTH', 'FOUR_STEMS', 'SIX_STEMS']);
-export const Quality = z.enum(['FAST', 'BALANCED', 'BEST']);
-export const OutputFormat = z.enum(['MP3', 'WAV', 'FLAC']);
+export const JobStatus = z.enum(JOB_STATUSES);
+export const OutputType = z.enum(OUTPUT_TYPES);
+export const Quality = z.enum(QUALITIES);
+export const OutputFormat = z.enum(OUTPUT_FORMATS);
 export const WebhookEvent = z.enum(['job.completed', 'job.failed']);
 
 export const Timestamp = z.iso.datetime();

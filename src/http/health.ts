@@ -1,6 +1,6 @@
+import { pingDatabase } from '../store/db.ts';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { sql } from 'kysely';
 import { z } from 'zod';
 import { defineRoute } from './route.ts';
 import type { Runtime } from '../runtime.ts';
@@ -37,7 +37,7 @@ export function healthRoutes(rt: Runtime) {
       handler: async ({ reply }) => {
         const checks: Record<string, { ok: boolean; detail?: string }> = {};
         await Promise.all([
-          sql`select 1`.execute(rt.db).then(
+          pingDatabase(rt.db).then(
             () => (checks.database = { ok: true }),
             (e: Error) => (checks.database = { ok: false, detail: e.message }),
           ),

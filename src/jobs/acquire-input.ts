@@ -1,6 +1,6 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Runtime } from '../runtime.ts';
+import type { JobDeps } from './deps.ts';
 import { ApiError } from '../domain/errors.ts';
 import { creditsForDuration } from '../domain/credits.ts';
 import { sanitizeFileName } from '../domain/formats.ts';
@@ -18,8 +18,12 @@ export interface AcquiredInput {
 }
 
 /** Resolves an upload key of the caller to its stored, probed file. */
-export async function inputFromUpload(rt: Runtime, accountId: string, uploadKey: string): Promise<AcquiredInput> {
-  const upload = await findUpload(rt.db, uploadKey);
+export async function inputFromUpload(
+  deps: Pick<JobDeps, 'db'>,
+  accountId: string,
+  uploadKey: string,
+): Promise<AcquiredInput> {
+  const upload = await findUpload(deps.db, uploadKey);
   if (!upload || upload.account_id !== accountId) {
     throw new ApiError('UPLOAD_NOT_FOUND', `No upload '${uploadKey}' belongs to this account.`);
   }
@@ -41,20 +45,24 @@ export async function inputFromUpload(rt: Runtime, accountId: string, uploadKey:
  * Fetches a remote audio file with the safe fetcher (public http(s) only, size cap, timeouts,
  * redirect limit), probes it and stores it, so the create response reports real duration and credits.
  */
-export async function inputFromUrl(rt: Runtime, accountId: string, sourceUrl: string): Promise<AcquiredInput> {
-  const dir = join(rt.config.dataDir, 'tmp');
+export async function inputFromUrl(
+  deps: Pick<JobDeps, 'config' | 'store'>,
+  accountId: string,
+  sourceUrl: string,
+): Promise<AcquiredInput> {
+  const dir = join(deps.config.dataDir, 'tmp');
   await mkdir(dir, { recursive: true });
   const tmp = join(dir, `${newId('src')}.part`);
   try {
     const fetched = await fetchToFile(sourceUrl, tmp, {
-      allowPrivate: rt.config.allowPrivateUrls,
-      timeoutMs: rt.config.sourceFetch.timeoutMs,
-      maxRedirects: rt.config.sourceFetch.maxRedirects,
-      maxBytes: rt.config.limits.maxFileSizeBytes,
+      allowPrivate: deps.config.allowPrivateUrls,
+      timeoutMs: deps.config.sourceFetch.timeoutMs,
+      maxRedirects: deps.config.sourceFetch.maxRedirects,
+      maxBytes: deps.config.limits.maxFileSizeBytes,
     });
-    const probe = await probeOrReject(rt, tmp);
+    const probe = await probeOrReject(deps, tmp);
     const key = `sources/${accountId}/${newId('src')}/source`;
-    await rt.store.putFile(key, tmp, { contentType: fetched.contentType ?? 'application/octet-stream' });
+    await deps.store.putFile(key, tmp, { contentType: fetched.contentType ?? 'application/octet-stream' });
     return {
       sourceKey: key,
       fileName: sanitizeFileName(fetched.suggestedFileName ?? 'audio'),
@@ -66,9 +74,9 @@ export async function inputFromUrl(rt: Runtime, accountId: string, sourceUrl: st
   }
 }
 
-export async function probeOrReject(rt: Runtime, path: string) {
+export async function probeOrReject(deps: Pick<JobDeps, 'config'>, path: string) {
   try {
-    return await probeAudio(path, rt.config.ffmpeg);
+    return await probeAudio(path, deps.config.ffmpeg);
   } catch (err) {
     if (err instanceof UnsupportedAudioError)
       throw new ApiError('UNSUPPORTED_FORMAT', `The file is not supported audio: ${err.message}.`);
@@ -78,11 +86,11 @@ export async function probeOrReject(rt: Runtime, path: string) {
 
 /** Applies the size and duration limits; returns the credits the input costs. */
 export function checkLimits(
-  rt: Runtime,
+  deps: Pick<JobDeps, 'config'>,
   input: { fileSizeBytes: number; durationSeconds: number },
-  maxDurationSeconds = rt.config.limits.maxDurationSeconds,
+  maxDurationSeconds = deps.config.limits.maxDurationSeconds,
 ): number {
-  const { maxFileSizeBytes, minDurationSeconds } = rt.config.limits;
+  const { maxFileSizeBytes, minDurationSeconds } = deps.config.limits;
   if (input.fileSizeBytes > maxFileSizeBytes) {
     throw new ApiError(
       'FILE_TOO_LARGE',
@@ -105,13 +113,13 @@ export function checkLimits(
 }
 
 /** The 402 answer, with what the job needs and where to buy more. */
-export function insufficientCredits(rt: Runtime, required: number, balance: number): ApiError {
+export function insufficientCredits(deps: Pick<JobDeps, 'config'>, required: number, balance: number): ApiError {
   return new ApiError(
     'INSUFFICIENT_CREDITS',
     `This job needs ${required} credits (seconds); the balance is ${balance}.`,
     {
       requiredSeconds: required,
-      purchaseUrl: rt.config.purchaseUrl,
+      purchaseUrl: deps.config.purchaseUrl,
     },
   );
 }

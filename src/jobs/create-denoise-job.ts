@@ -1,23 +1,12 @@
 import type { z } from 'zod';
-import type { Runtime } from '../runtime.ts';
+import type { JobDeps } from './deps.ts';
 import { newId } from '../domain/ids.ts';
 import { sanitizeFileName } from '../domain/formats.ts';
 import type { CreateDenoiseJobRequest } from '../contract/denoise.ts';
 import { checkLimits, inputFromUpload } from './acquire-input.ts';
 import { insertHeldJob } from './insert-held-job.ts';
 import { estimateSeconds } from './estimate.ts';
-
-/** What a denoise job stores in `input_json`: the measured values, and the client's declared ones for support. */
-export interface DenoiseInput {
-  fileName: string;
-  durationSeconds: number;
-  fileSizeBytes: number;
-  declared: { durationSeconds: number; fileSizeBytes: number };
-}
-
-export interface DenoiseOptions {
-  outputFormat: 'MP3' | 'WAV' | 'FLAC';
-}
+import type { DenoiseInput, DenoiseOptions } from './payloads.ts';
 
 /**
  * POST /denoise-jobs: resolves the caller's upload (already probed when it was stored), applies the
@@ -26,25 +15,29 @@ export interface DenoiseOptions {
  * a client cannot under-declare its way to a cheaper job, and an honest rounding difference is not
  * an error.
  */
-export async function createDenoiseJob(rt: Runtime, accountId: string, body: z.infer<typeof CreateDenoiseJobRequest>) {
-  const input = await inputFromUpload(rt, accountId, body.inputFilePath);
-  const credits = checkLimits(rt, input);
+export async function createDenoiseJob(
+  deps: Pick<JobDeps, 'config' | 'db' | 'queue' | 'log'>,
+  accountId: string,
+  body: z.infer<typeof CreateDenoiseJobRequest>,
+) {
+  const input = await inputFromUpload(deps, accountId, body.inputFilePath);
+  const credits = checkLimits(deps, input);
   const now = new Date().toISOString();
   const id = newId('job');
   const jobInput: DenoiseInput = {
     fileName: sanitizeFileName(body.inputFileName),
-    durationSeconds: credits,
+    billedSeconds: credits,
     fileSizeBytes: input.fileSizeBytes,
     declared: { durationSeconds: body.durationSeconds, fileSizeBytes: body.inputFileSize },
   };
   const options: DenoiseOptions = { outputFormat: body.outputFormat };
   if (Math.abs(body.durationSeconds - input.durationSeconds) > 2) {
-    rt.log.info(
+    deps.log.info(
       { jobId: id, declared: body.durationSeconds, measured: input.durationSeconds },
       'declared duration differs from the measured one; billing the measured',
     );
   }
-  await insertHeldJob(rt, {
+  await insertHeldJob(deps, {
     id,
     accountId,
     kind: 'denoise',
@@ -65,11 +58,11 @@ export async function createDenoiseJob(rt: Runtime, accountId: string, body: z.i
     durationSeconds: credits,
     creditsRequired: credits,
     estimatedSeconds: await estimateSeconds(
-      rt.db,
+      deps.db,
       ['denoise'],
       input.durationSeconds,
       'DENOISE',
-      rt.config.workers.concurrency,
+      deps.config.workers.concurrency,
     ),
   };
 }

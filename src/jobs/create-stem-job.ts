@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Runtime } from '../runtime.ts';
+import type { JobDeps } from './deps.ts';
 import { ApiError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { CreateJobRequest } from '../contract/jobs.ts';
@@ -12,7 +12,7 @@ import { SIX_STEM_MODEL } from '../separation/stems.ts';
  * POST /jobs: validates the request, resolves and measures the input, then holds the credits and
  * creates the job in one transaction (`insertHeldJob`). Returns the JobCreated body.
  */
-export async function createStemJob(rt: Runtime, accountId: string, body: z.infer<typeof CreateJobRequest>) {
+export async function createStemJob(deps: JobDeps, accountId: string, body: z.infer<typeof CreateJobRequest>) {
   if (!body.uploadKey && !body.sourceUrl)
     throw new ApiError('MISSING_INPUT', 'Send exactly one of uploadKey or sourceUrl; neither was given.');
   if (body.uploadKey && body.sourceUrl) throw new ApiError('CONFLICTING_INPUT');
@@ -22,7 +22,7 @@ export async function createStemJob(rt: Runtime, accountId: string, body: z.infe
         field: 'quality',
       });
     }
-    if (!rt.engines().hasModel(SIX_STEM_MODEL)) {
+    if (!deps.engines().hasModel(SIX_STEM_MODEL)) {
       throw new ApiError(
         'MODEL_NOT_INSTALLED',
         `SIX_STEMS needs the '${SIX_STEM_MODEL}' model, which is not installed on this server. An operator can add it with: npx stemforge models pull ${SIX_STEM_MODEL} --url <URL> --sha256 <HEX>.`,
@@ -31,20 +31,20 @@ export async function createStemJob(rt: Runtime, accountId: string, body: z.infe
     }
   }
   const input = body.uploadKey
-    ? await inputFromUpload(rt, accountId, body.uploadKey)
-    : await inputFromUrl(rt, accountId, body.sourceUrl!);
-  const credits = checkLimits(rt, input);
+    ? await inputFromUpload(deps, accountId, body.uploadKey)
+    : await inputFromUrl(deps, accountId, body.sourceUrl!);
+  const credits = checkLimits(deps, input);
   const fileName = body.fileName ?? input.fileName;
   const now = new Date().toISOString();
   const id = newId('job');
-  const jobInput = { fileName, durationSeconds: credits, fileSizeBytes: input.fileSizeBytes };
+  const jobInput = { fileName, billedSeconds: credits, fileSizeBytes: input.fileSizeBytes };
   const options = {
     outputType: body.outputType,
     quality: body.quality,
     outputFormat: body.outputFormat,
     denoiseVocals: body.denoiseVocals,
   };
-  await insertHeldJob(rt, {
+  await insertHeldJob(deps, {
     id,
     accountId,
     kind: 'stem',
@@ -63,14 +63,14 @@ export async function createStemJob(rt: Runtime, accountId: string, body: z.infe
     progress: 0,
     createdAt: now,
     estimatedSeconds: await estimateSeconds(
-      rt.db,
+      deps.db,
       ['stem'],
       input.durationSeconds,
       body.quality,
-      rt.config.workers.concurrency,
+      deps.config.workers.concurrency,
     ),
     creditsRequired: credits,
-    input: jobInput,
+    input: { fileName, durationSeconds: credits, fileSizeBytes: input.fileSizeBytes },
     options: { outputType: options.outputType, quality: options.quality, outputFormat: options.outputFormat },
     outputs: null,
     metadata: body.metadata ?? null,

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Runtime } from '../runtime.ts';
+import type { JobDeps } from './deps.ts';
 import { ApiError } from '../domain/errors.ts';
 import { creditsForDuration } from '../domain/credits.ts';
 import { sanitizeFileName } from '../domain/formats.ts';
@@ -10,7 +10,7 @@ import type { MediaInfo } from '../sources/ytdlp.ts';
 import type { CreateTrackJobRequest } from '../contract/track-jobs.ts';
 import { checkMinimumDuration, fetchMetadataOrReject } from './media-metadata.ts';
 import { insertHeldJob } from './insert-held-job.ts';
-import type { TrackJobInput } from './present-media-job.ts';
+import type { TrackJobInput } from './payloads.ts';
 
 /** Contract, "Limits": the hold when a track's duration cannot be read up front (4 minutes). */
 export const UNKNOWN_TRACK_HOLD_CREDITS = 240;
@@ -24,18 +24,22 @@ export const TRACK_OPTIONS = { outputType: 'BOTH', quality: 'BEST', outputFormat
  * 240 credits are held. Whatever was held, the charge on completion is the probed duration of the
  * downloaded audio (src/worker/media-inference-stage.ts).
  */
-export async function createTrackJob(rt: Runtime, accountId: string, body: z.infer<typeof CreateTrackJobRequest>) {
+export async function createTrackJob(
+  deps: Pick<JobDeps, 'config' | 'db' | 'queue' | 'log'>,
+  accountId: string,
+  body: z.infer<typeof CreateTrackJobRequest>,
+) {
   const parsed = parseTrackUrl(body.trackUrl);
-  const info = await fetchMetadataOrReject(rt, parsed.canonicalUrl, 'track');
+  const info = await fetchMetadataOrReject(deps, parsed.canonicalUrl, 'track');
   const target = resolvedTrack(parsed, info);
   const known = info.durationSeconds;
-  if (known !== null) checkMinimumDuration(rt, known, 'track');
+  if (known !== null) checkMinimumDuration(deps, known, 'track');
   const credits = known === null ? null : creditsForDuration(known);
   const id = newId('job');
   const createdAt = new Date().toISOString();
   const input: TrackJobInput = {
     fileName: sanitizeFileName(info.title),
-    durationSeconds: credits ?? UNKNOWN_TRACK_HOLD_CREDITS,
+    billedSeconds: credits ?? UNKNOWN_TRACK_HOLD_CREDITS,
     fileSizeBytes: 0,
     downloadUrl: target.url,
     trackId: target.trackId ?? info.id,
@@ -46,7 +50,7 @@ export async function createTrackJob(rt: Runtime, accountId: string, body: z.inf
     artistName: info.uploader ?? info.channel ?? '',
     trackUrl: parsed.canonicalUrl,
   };
-  await insertHeldJob(rt, {
+  await insertHeldJob(deps, {
     id,
     accountId,
     kind: 'track',

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Runtime } from '../runtime.ts';
+import type { JobDeps } from './deps.ts';
 import { ApiError } from '../domain/errors.ts';
 import { creditsForDuration } from '../domain/credits.ts';
 import { sanitizeFileName } from '../domain/formats.ts';
@@ -9,7 +9,7 @@ import { parseVideoUrl } from '../domain/video-url.ts';
 import type { CreateVideoJobRequest, VideoOutputType } from '../contract/video-jobs.ts';
 import { checkMinimumDuration, fetchMetadataOrReject } from './media-metadata.ts';
 import { insertHeldJob } from './insert-held-job.ts';
-import type { VideoJobInput } from './present-media-job.ts';
+import type { VideoJobInput } from './payloads.ts';
 
 /**
  * POST /video-jobs: parses the address (only the canonical watch URL reaches yt-dlp), reads the
@@ -20,16 +20,20 @@ import type { VideoJobInput } from './present-media-job.ts';
  * held on an estimate like tracks: a video may last up to 60 minutes, so any estimate would either
  * block most accounts or leave most of the cost to be written off.
  */
-export async function createVideoJob(rt: Runtime, accountId: string, body: z.infer<typeof CreateVideoJobRequest>) {
+export async function createVideoJob(
+  deps: Pick<JobDeps, 'config' | 'db' | 'queue' | 'log'>,
+  accountId: string,
+  body: z.infer<typeof CreateVideoJobRequest>,
+) {
   const { videoId, canonicalUrl } = parseVideoUrl(body.videoUrl);
-  const info = await fetchMetadataOrReject(rt, canonicalUrl, 'video');
+  const info = await fetchMetadataOrReject(deps, canonicalUrl, 'video');
   if (info.durationSeconds === null) {
     throw new ApiError(
       'VIDEO_DURATION_UNKNOWN',
       'The video site does not say how long this video is, so its cost cannot be known before downloading; it cannot be imported.',
     );
   }
-  checkMinimumDuration(rt, info.durationSeconds, 'video');
+  checkMinimumDuration(deps, info.durationSeconds, 'video');
   const credits = creditsForDuration(info.durationSeconds);
   const outputType = body.outputType as VideoOutputType;
   const id = newId('job');
@@ -37,7 +41,7 @@ export async function createVideoJob(rt: Runtime, accountId: string, body: z.inf
   const title = info.title;
   const input: VideoJobInput = {
     fileName: sanitizeFileName(title),
-    durationSeconds: credits,
+    billedSeconds: credits,
     fileSizeBytes: 0,
     downloadUrl: canonicalUrl,
     videoId,
@@ -48,7 +52,7 @@ export async function createVideoJob(rt: Runtime, accountId: string, body: z.inf
     videoThumbnail: info.thumbnail ?? `https://i.ytimg.com/vi/${videoId}/hqdefault.jpg`,
     channelName: info.channel ?? info.uploader ?? '',
   };
-  await insertHeldJob(rt, {
+  await insertHeldJob(deps, {
     id,
     accountId,
     kind: 'video',

@@ -1,15 +1,13 @@
-import type { Runtime } from '../runtime.ts';
+import type { JobDeps } from './deps.ts';
 import { getBalanceSeconds, holdCredits } from '../store/credits.ts';
 import { insertJob } from '../store/jobs.ts';
 import type { JobKind } from '../store/schema.ts';
 import { insufficientCredits } from './acquire-input.ts';
+import type { JobInputOf, JobOptionsOf } from './payloads.ts';
 
-export interface NewJob {
+interface NewJobFields {
   id: string;
   accountId: string;
-  kind: JobKind;
-  input: object;
-  options: object;
   metadata?: Record<string, unknown> | null;
   /** Blob key of the stored input; null when a download stage still has to fetch it. */
   sourceKey: string | null;
@@ -22,15 +20,20 @@ export interface NewJob {
   createdAt: string;
 }
 
+/** A job to insert: its payloads typed by its kind (`src/jobs/payloads.ts`). */
+export type NewJob = {
+  [K in JobKind]: NewJobFields & { kind: K; input: JobInputOf<K>; options: JobOptionsOf<K> };
+}[JobKind];
+
 /**
  * Holds the credits and inserts the job in one transaction (a job never exists without its hold;
  * two racing creations cannot overdraw the balance, and a 402 leaves nothing behind), then queues
  * its first stage: `download` while there is no stored input, else `inference`.
  */
-export async function insertHeldJob(rt: Runtime, job: NewJob): Promise<void> {
-  await rt.db.transaction().execute(async (tx) => {
+export async function insertHeldJob(deps: Pick<JobDeps, 'config' | 'db' | 'queue'>, job: NewJob): Promise<void> {
+  await deps.db.transaction().execute(async (tx) => {
     if (!(await holdCredits(tx, job.accountId, job.hold, job.id))) {
-      throw insufficientCredits(rt, job.hold, await getBalanceSeconds(tx, job.accountId));
+      throw insufficientCredits(deps, job.hold, await getBalanceSeconds(tx, job.accountId));
     }
     await insertJob(tx, {
       id: job.id,
@@ -58,5 +61,5 @@ export async function insertHeldJob(rt: Runtime, job: NewJob): Promise<void> {
       expires_at: null,
     });
   });
-  await rt.queue.enqueue({ id: job.id, kind: job.kind }, job.sourceKey ? 'inference' : 'download');
+  await deps.queue.enqueue({ id: job.id, kind: job.kind }, job.sourceKey ? 'inference' : 'download');
 }

@@ -1,4 +1,4 @@
-import type { Runtime } from '../runtime.ts';
+import type { JobDeps } from './deps.ts';
 import { ApiError } from '../domain/errors.ts';
 import { fetchMediaInfo, type MediaInfo } from '../sources/ytdlp.ts';
 import { YtdlpError, ytdlpErrorToApiError } from '../sources/ytdlp-errors.ts';
@@ -12,8 +12,8 @@ export const TRACK_MAX_SECONDS = 15 * 60;
  * Longest media a site's jobs accept: videos follow the service's maximum duration (60 minutes by
  * default), tracks the contract's 15 minutes (or the service maximum, if an operator set it lower).
  */
-export function maxDurationFor(rt: Runtime, site: MediaSite): number {
-  const serviceMax = rt.config.limits.maxDurationSeconds;
+export function maxDurationFor(deps: Pick<JobDeps, 'config'>, site: MediaSite): number {
+  const serviceMax = deps.config.limits.maxDurationSeconds;
   return site === 'video' ? serviceMax : Math.min(TRACK_MAX_SECONDS, serviceMax);
 }
 
@@ -28,23 +28,27 @@ export function minutesText(seconds: number): string {
  * (private or removed media: VIDEO_NOT_FOUND / TRACK_NOT_FOUND; too long: AUDIO_TOO_LONG;
  * downloader trouble: 503).
  */
-export async function fetchMetadataOrReject(rt: Runtime, url: string, site: MediaSite): Promise<MediaInfo> {
+export async function fetchMetadataOrReject(
+  deps: Pick<JobDeps, 'config' | 'log'>,
+  url: string,
+  site: MediaSite,
+): Promise<MediaInfo> {
   try {
     return await fetchMediaInfo(url, {
-      ytdlpPath: rt.config.ytdlp.path,
-      timeoutMs: rt.config.ytdlp.timeoutMs,
-      maxDurationSeconds: maxDurationFor(rt, site),
+      ytdlpPath: deps.config.ytdlp.path,
+      timeoutMs: deps.config.ytdlp.timeoutMs,
+      maxDurationSeconds: maxDurationFor(deps, site),
     });
   } catch (err) {
     if (!(err instanceof YtdlpError)) throw err;
-    rt.log.warn({ site, url, kind: err.kind, detail: err.detail }, 'yt-dlp metadata failed');
+    deps.log.warn({ site, url, kind: err.kind, detail: err.detail }, 'yt-dlp metadata failed');
     throw ytdlpErrorToApiError(err, site);
   }
 }
 
 /** The minimum duration rule of every job kind, applied to a duration the site reported. */
-export function checkMinimumDuration(rt: Runtime, seconds: number, site: MediaSite): void {
-  const min = rt.config.limits.minDurationSeconds;
+export function checkMinimumDuration(deps: Pick<JobDeps, 'config'>, seconds: number, site: MediaSite): void {
+  const min = deps.config.limits.minDurationSeconds;
   if (seconds < min)
     throw new ApiError('AUDIO_TOO_SHORT', `The ${site} lasts ${seconds.toFixed(1)} s; the minimum is ${min} s.`);
 }

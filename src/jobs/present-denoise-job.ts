@@ -1,20 +1,12 @@
 import type { JobRow } from '../store/jobs.ts';
 import type { StoredOutputs } from './outputs.ts';
-import type { DenoiseInput, DenoiseOptions } from './create-denoise-job.ts';
+import { readJobOf } from './read-job.ts';
 
 /** The single output of a denoise job, under this name in `outputs_json`. */
 export const DENOISED_OUTPUT = 'denoised';
 
 /** Path of the download route, relative to the site URL (not under /v1: the contract puts it there). */
 export const denoiseDownloadPath = (id: string) => `/api/files/download-denoise/${id}`;
-
-export function denoiseInput(row: JobRow): DenoiseInput {
-  return JSON.parse(row.input_json) as DenoiseInput;
-}
-
-export function denoiseOptions(row: JobRow): DenoiseOptions {
-  return JSON.parse(row.options_json) as DenoiseOptions;
-}
 
 /** The stored cleaned file of a COMPLETED job (null otherwise, or once retention removed it). */
 export function denoisedOutput(row: JobRow) {
@@ -27,7 +19,7 @@ export function denoisedOutput(row: JobRow) {
  * opaque to clients); `downloadUrl` is where a client actually fetches it with its API key.
  */
 export function presentDenoiseJob(row: JobRow, siteUrl: string) {
-  const input = denoiseInput(row);
+  const { input, options } = readJobOf(row, 'denoise');
   const output = denoisedOutput(row);
   return {
     id: row.id,
@@ -35,8 +27,8 @@ export function presentDenoiseJob(row: JobRow, siteUrl: string) {
     status: row.status,
     progress: row.progress,
     inputFileName: input.fileName,
-    durationSeconds: input.durationSeconds,
-    outputFormat: denoiseOptions(row).outputFormat,
+    durationSeconds: input.billedSeconds,
+    outputFormat: options.outputFormat,
     outputFilePath: output?.key ?? null,
     downloadUrl: output ? `${siteUrl}${denoiseDownloadPath(row.id)}` : null,
     creditsCharged: row.credits_charged ?? 0,

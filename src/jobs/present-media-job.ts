@@ -2,43 +2,7 @@ import type { JobRow } from '../store/jobs.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import { completedResults } from './outputs.ts';
 import { publicOptions } from './present-stem-job.ts';
-
-/**
- * What video and track jobs keep in `input_json`. The first three fields are the ones every job
- * kind has (the separation stage reads `fileName` to name the outputs); they are filled in for real
- * by the download stage. `downloadUrl` is the canonical address handed to yt-dlp: never what the
- * user typed.
- */
-interface MediaInputBase {
-  fileName: string;
-  /** Credits (whole seconds) of the audio: from metadata at creation, from the probe after download. */
-  durationSeconds: number;
-  /** 0 until downloaded. */
-  fileSizeBytes: number;
-  downloadUrl: string;
-}
-
-export interface VideoJobInput extends MediaInputBase {
-  videoId: string;
-  videoTitle: string;
-  videoDuration: number;
-  videoUrl: string;
-  videoThumbnail: string;
-  channelName: string;
-}
-
-export interface TrackJobInput extends MediaInputBase {
-  trackId: string;
-  trackTitle: string | null;
-  trackDuration: number | null;
-  trackDurationEstimated: boolean;
-  trackArtwork: string;
-  artistName: string;
-  trackUrl: string;
-}
-
-export const videoInput = (row: JobRow) => JSON.parse(row.input_json) as VideoJobInput;
-export const trackInput = (row: JobRow) => JSON.parse(row.input_json) as TrackJobInput;
+import { readJobOf } from './read-job.ts';
 
 async function common(row: JobRow, store: BlobStore) {
   // Every read signs fresh 1-hour links (contract, "Output entry").
@@ -57,7 +21,8 @@ async function common(row: JobRow, store: BlobStore) {
 
 /** Video detail (GET /video-jobs/{id}, and each item of GET /video-jobs). */
 export async function presentVideoJob(row: JobRow, store: BlobStore) {
-  const input = videoInput(row);
+  const job = readJobOf(row, 'video');
+  const { input } = job;
   return {
     ...(await common(row, store)),
     videoId: input.videoId,
@@ -65,15 +30,15 @@ export async function presentVideoJob(row: JobRow, store: BlobStore) {
     videoDuration: input.videoDuration,
     videoThumbnail: input.videoThumbnail,
     channelName: input.channelName,
-    creditsRequired: row.credits_required ?? input.durationSeconds,
+    creditsRequired: row.credits_required ?? input.billedSeconds,
     creditsCharged: row.credits_charged ?? 0,
-    options: publicOptions(row),
+    options: publicOptions(job),
   };
 }
 
 /** Track detail (GET /track-jobs/{id}, and each item of GET /track-jobs). */
 export async function presentTrackJob(row: JobRow, store: BlobStore) {
-  const input = trackInput(row);
+  const { input } = readJobOf(row, 'track');
   const settled = row.status === 'COMPLETED' || row.status === 'FAILED' || row.status === 'EXPIRED';
   return {
     ...(await common(row, store)),
@@ -86,21 +51,4 @@ export async function presentTrackJob(row: JobRow, store: BlobStore) {
     creditsRequired: row.credits_required,
     creditsCharged: settled ? (row.credits_charged ?? 0) : null,
   };
-}
-
-/**
- * The kind-specific `data.input` object of a webhook payload (contract, "Events / Payload"), for
- * the webhook delivery code: video jobs carry videoTitle/videoDuration/videoUrl/videoVideoId,
- * track jobs the same shape for the track. Null for other kinds.
- */
-export function mediaWebhookInput(row: JobRow) {
-  if (row.kind === 'video') {
-    const i = videoInput(row);
-    return { videoTitle: i.videoTitle, videoDuration: i.videoDuration, videoUrl: i.videoUrl, videoVideoId: i.videoId };
-  }
-  if (row.kind === 'track') {
-    const i = trackInput(row);
-    return { trackTitle: i.trackTitle, trackDuration: i.trackDuration, trackUrl: i.trackUrl, trackId: i.trackId };
-  }
-  return null;
 }

@@ -1,36 +1,22 @@
 import type { JobRow } from '../store/jobs.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import { completedResults } from './outputs.ts';
+import { readJobOf, readMetadata, type TypedJobOf } from './read-job.ts';
 
-export interface StemInput {
-  fileName: string;
-  durationSeconds: number;
-  fileSizeBytes: number;
+/** The contract's `input` of a separation job (`durationSeconds` is what the job is billed for). */
+export function publicInput(job: TypedJobOf<'stem' | 'video' | 'track'>) {
+  const { fileName, billedSeconds, fileSizeBytes } = job.input;
+  return { fileName, durationSeconds: billedSeconds, fileSizeBytes };
 }
 
-export interface StemOptions {
-  outputType: 'VOCALS' | 'INSTRUMENTAL' | 'BOTH' | 'FOUR_STEMS' | 'SIX_STEMS';
-  quality: 'FAST' | 'BALANCED' | 'BEST';
-  outputFormat: 'MP3' | 'WAV' | 'FLAC';
-  denoiseVocals?: boolean;
-}
-
-export function jobInput(row: JobRow): StemInput {
-  const i = JSON.parse(row.input_json) as StemInput;
-  return { fileName: i.fileName, durationSeconds: i.durationSeconds, fileSizeBytes: i.fileSizeBytes };
-}
-
-export function jobOptions(row: JobRow): StemOptions {
-  return JSON.parse(row.options_json) as StemOptions;
-}
-
-export function publicOptions(row: JobRow) {
-  const o = jobOptions(row);
-  return { outputType: o.outputType, quality: o.quality, outputFormat: o.outputFormat };
+export function publicOptions(job: TypedJobOf<'stem' | 'video' | 'track'>) {
+  const { outputType, quality, outputFormat } = job.options;
+  return { outputType, quality, outputFormat };
 }
 
 /** JobDetail (GET /jobs/{id}) with freshly signed output URLs. */
 export async function presentStemJob(row: JobRow, store: BlobStore) {
+  const job = readJobOf(row, 'stem');
   const { audioMetadata, outputs } = await completedResults(row, store);
   return {
     id: row.id,
@@ -39,20 +25,21 @@ export async function presentStemJob(row: JobRow, store: BlobStore) {
     createdAt: row.created_at,
     startedAt: row.started_at,
     completedAt: row.completed_at,
-    input: jobInput(row),
-    options: publicOptions(row),
+    input: publicInput(job),
+    options: publicOptions(job),
     audioMetadata,
     outputs,
     creditsCharged: row.credits_charged ?? 0,
     errorMessage: row.error_message,
     expiresAt: row.expires_at,
-    metadata: row.metadata_json ? (JSON.parse(row.metadata_json) as Record<string, unknown>) : null,
+    metadata: readMetadata(row),
   };
 }
 
 /** A list item: exactly the contract's fields. */
 export function presentStemListItem(row: JobRow) {
-  const input = jobInput(row);
+  const job = readJobOf(row, 'stem');
+  const input = publicInput(job);
   return {
     id: row.id,
     status: row.status,
@@ -60,7 +47,7 @@ export function presentStemListItem(row: JobRow) {
     createdAt: row.created_at,
     completedAt: row.completed_at,
     input: { fileName: input.fileName, durationSeconds: input.durationSeconds },
-    options: publicOptions(row),
+    options: publicOptions(job),
     creditsCharged: row.credits_charged ?? 0,
     errorMessage: row.error_message,
   };

@@ -1,35 +1,42 @@
-import type { JobKind } from '../store/schema.ts';
+import { JOB_KINDS, type JobKind } from '../domain/vocabulary.ts';
 
 /**
- * The typed job catalog: for each job kind, the worker pool (stage) that runs it, how many
- * attempts it gets and how long one attempt may take. Handlers are registered per kind in
- * `src/worker/start.ts`, and start-up fails when a kind has none (exhaustive by type too).
+ * The typed job catalog: for each job kind, the stages it runs through, how many attempts a stage
+ * gets and how long one attempt may take. Its payload schemas are `JOB_PAYLOADS`
+ * (`src/jobs/payloads.ts`), read back through `readJob`. Handlers are keyed by the exact
+ * `${kind}:${stage}` type (`StageType`), so a kind or stage added here without a handler fails to
+ * compile (`src/worker/start.ts`).
  *
  * Stages: `download` (fetching from video and track sites: slow, network-bound, own concurrency so
  * a slow site never idles the separation workers) and `inference` (CPU/GPU-bound separation and
  * denoising). A video or track job runs its download stage first, then its inference stage.
+ * Concurrency is per stage and per process (`WORKER_CONCURRENCY`, `DOWNLOAD_CONCURRENCY`).
  */
-export type Stage = 'download' | 'inference';
+export const STAGES = ['download', 'inference'] as const;
+export type Stage = (typeof STAGES)[number];
 
 export interface JobKindSpec {
-  stages: Stage[];
+  stages: readonly Stage[];
+  /** Attempts of one stage before the job fails; `JOB_MAX_ATTEMPTS` lowers it for every kind. */
+  attempts: number;
   /** Attempt timeout in milliseconds for one stage run. */
   timeoutMs: number;
 }
 
-export const JOB_CATALOG: Partial<Record<JobKind, JobKindSpec>> = {
-  stem: { stages: ['inference'], timeoutMs: 6 * 3600_000 },
-  video: { stages: ['download', 'inference'], timeoutMs: 6 * 3600_000 },
-  track: { stages: ['download', 'inference'], timeoutMs: 6 * 3600_000 },
-  denoise: { stages: ['inference'], timeoutMs: 6 * 3600_000 },
-};
+const SIX_HOURS = 6 * 3600_000;
 
-export const JOB_KINDS = Object.keys(JOB_CATALOG) as JobKind[];
+export const JOB_CATALOG = {
+  stem: { stages: ['inference'], attempts: 3, timeoutMs: SIX_HOURS },
+  video: { stages: ['download', 'inference'], attempts: 3, timeoutMs: SIX_HOURS },
+  track: { stages: ['download', 'inference'], attempts: 3, timeoutMs: SIX_HOURS },
+  denoise: { stages: ['inference'], attempts: 3, timeoutMs: SIX_HOURS },
+} as const satisfies Record<JobKind, JobKindSpec>;
+
+/** Every stage a kind runs, as the exact `${kind}:${stage}` pairs handlers are keyed by. */
+export type StageType = { [K in JobKind]: `${K}:${(typeof JOB_CATALOG)[K]['stages'][number]}` }[JobKind];
 
 export function kindSpec(kind: JobKind): JobKindSpec {
-  const spec = JOB_CATALOG[kind];
-  if (!spec) throw new Error(`job kind ${kind} is not in the job catalog`);
-  return spec;
+  return JOB_CATALOG[kind];
 }
 
 /** Kinds that have work in a stage. */
@@ -37,7 +44,7 @@ export function kindsInStage(stage: Stage): JobKind[] {
   return JOB_KINDS.filter((k) => kindSpec(k).stages.includes(stage));
 }
 
-/** Every (kind, stage) pair a worker must have a handler for. */
-export function requiredHandlers(): string[] {
-  return JOB_KINDS.flatMap((k) => kindSpec(k).stages.map((s) => `${k}:${s}`));
+/** Every (kind, stage) pair a worker runs. */
+export function stageTypes(): StageType[] {
+  return JOB_KINDS.flatMap((k) => kindSpec(k).stages.map((s) => `${k}:${s}` as StageType));
 }

@@ -1,5 +1,7 @@
-/** A stem the engine can write. `instrumental` is everything but the vocals. */
-export type StemName = 'vocals' | 'instrumental' | 'drums' | 'bass' | 'other' | 'piano' | 'guitar';
+import type { StemName } from '../domain/vocabulary.ts';
+
+/** A stem the engine can write (`instrumental` is everything but the vocals). */
+export type { StemName };
 export const STEM_NAMES: readonly StemName[] = ['vocals', 'instrumental', 'drums', 'bass', 'other', 'piano', 'guitar'];
 
 /** Registry names of the separation models. */

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Database, Db } from './schema.ts';
 import * as m001 from './migrations/001-platform.ts';
 import * as m002 from './migrations/002-jobs.ts';
@@ -80,4 +80,9 @@ export async function connectDatabase(url: string, opts: OpenOptions = {}): Prom
     throw err;
   }
   return handle;
+}
+
+/** Readiness: one round trip to the database. */
+export async function pingDatabase(db: Db): Promise<void> {
+  await sql`select 1`.execute(db);
 }

@@ -200,3 +200,19 @@ export async function queuedAudioSeconds(db: DbOrTx, kinds: JobKind[]): Promise<
     .executeTakeFirstOrThrow();
   return Number(row.s ?? 0);
 }
+
+/** Records what a job was charged (inside the transaction that settles it). */
+export async function setCreditsCharged(db: DbOrTx, id: string, charged: number): Promise<void> {
+  await db.updateTable('jobs').set({ credits_charged: charged }).where('id', '=', id).execute();
+}
+
+/** Whether an unfinished job still reads this stored input. */
+export async function isSourceInUse(db: DbOrTx, sourceKey: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('jobs')
+    .select('id')
+    .where('source_key', '=', sourceKey)
+    .where('status', 'in', ['PENDING', 'PROCESSING'])
+    .executeTakeFirst();
+  return Boolean(row);
+}

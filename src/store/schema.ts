@@ -1,3 +1,4 @@
+import type { JobKind, JobStatusValue } from '../domain/vocabulary.ts';
 import type { Kysely, Transaction } from 'kysely';
 
 /**
@@ -57,8 +58,7 @@ export interface UploadsTable {
   uploaded_at: string | null;
 }
 
-export type JobKind = 'stem' | 'video' | 'track' | 'denoise';
-export type JobStatusValue = 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'EXPIRED';
+export type { JobKind, JobStatusValue };
 
 export interface JobsTable {
   id: string;

@@ -1,4 +1,5 @@
 import type { DbOrTx, WebhookDeliveriesTable } from './schema.ts';
+import { newId } from '../domain/ids.ts';
 import { recordDeliveryOutcome } from './webhooks.ts';
 
 /**
@@ -102,4 +103,40 @@ export async function listJobDeliveries(db: DbOrTx, jobId: string): Promise<Deli
     .orderBy('created_at')
     .orderBy('id')
     .execute();
+}
+
+/**
+ * Writes one pending delivery of `event` for `jobId` per active webhook of `accountId` subscribed to
+ * it (inside the transaction that settles the job). The unique index on (webhook, job, event)
+ * means it can never be written twice.
+ */
+export async function insertPendingDeliveries(
+  tx: DbOrTx,
+  accountId: string,
+  jobId: string,
+  event: string,
+): Promise<number> {
+  const hooks = await tx
+    .selectFrom('webhooks')
+    .select(['id', 'events_json'])
+    .where('account_id', '=', accountId)
+    .where('is_active', '=', 1)
+    .where('deleted_at', 'is', null)
+    .execute();
+  const now = new Date().toISOString();
+  const rows = hooks
+    .filter((h) => (JSON.parse(h.events_json) as string[]).includes(event))
+    .map((h) => ({
+      id: newId('dlv'),
+      webhook_id: h.id,
+      job_id: jobId,
+      event,
+      status: 'pending' as const,
+      created_at: now,
+      sent_at: null,
+      response_status: null,
+      error: null,
+    }));
+  if (rows.length) await tx.insertInto('webhook_deliveries').values(rows).execute();
+  return rows.length;
 }

@@ -1,4 +1,7 @@
-import type { Runtime } from '../runtime.ts';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import type { Db } from '../store/schema.ts';
+import type { BlobStore } from '../storage/blob-store.ts';
 import { findJob } from '../store/jobs.ts';
 import { findWebhook } from '../store/webhooks.ts';
 import {
@@ -12,6 +15,14 @@ import {
 import { buildWebhookPayload } from './payload.ts';
 import { sendWebhook } from './send.ts';
 import type { WebhookEventName } from './outbox.ts';
+
+/** What delivering webhooks needs (`src/runtime.ts` satisfies it). */
+export interface DispatcherDeps {
+  config: Pick<Config, 'allowPrivateUrls' | 'webhookTimeoutMs'>;
+  db: Db;
+  store: BlobStore;
+  log: Logger;
+}
 
 export interface DispatcherOptions {
   /** How often the outbox is polled when idle. */
@@ -46,9 +57,9 @@ export type DeliveryResult = 'sent' | 'failed' | 'skipped' | 'not-claimed';
  * deleted or inactive) or make the one attempt and record the outcome. Never throws for a receiver
  * problem; a database error leaves the row `sending`, to be closed by the stale sweep, never re-sent.
  */
-export async function deliverOne(rt: Runtime, row: DeliveryRow): Promise<DeliveryResult> {
-  if (!(await claimDelivery(rt.db, row.id))) return 'not-claimed';
-  const hook = await findWebhook(rt.db, row.webhook_id);
+export async function deliverOne(deps: DispatcherDeps, row: DeliveryRow): Promise<DeliveryResult> {
+  if (!(await claimDelivery(deps.db, row.id))) return 'not-claimed';
+  const hook = await findWebhook(deps.db, row.webhook_id);
   const skipReason = !hook
     ? 'webhook not found'
     : hook.deleted_at
@@ -57,20 +68,20 @@ export async function deliverOne(rt: Runtime, row: DeliveryRow): Promise<Deliver
         ? 'webhook inactive'
         : null;
   if (skipReason || !hook) {
-    await skipDelivery(rt.db, row.id, skipReason ?? 'webhook not found');
+    await skipDelivery(deps.db, row.id, skipReason ?? 'webhook not found');
     return 'skipped';
   }
-  const job = await findJob(rt.db, row.job_id);
+  const job = await findJob(deps.db, row.job_id);
   if (!job) {
-    await skipDelivery(rt.db, row.id, 'job not found');
+    await skipDelivery(deps.db, row.id, 'job not found');
     return 'skipped';
   }
   let body: unknown;
   try {
-    body = await buildWebhookPayload(job, row.event as WebhookEventName, row.created_at, rt.store);
+    body = await buildWebhookPayload(job, row.event as WebhookEventName, row.created_at, deps.store);
   } catch (err) {
     // Our fault, not the receiver's: not counted against the webhook.
-    await skipDelivery(rt.db, row.id, `payload could not be built: ${(err as Error).message}`);
+    await skipDelivery(deps.db, row.id, `payload could not be built: ${(err as Error).message}`);
     return 'skipped';
   }
   const result = await sendWebhook({
@@ -79,12 +90,12 @@ export async function deliverOne(rt: Runtime, row: DeliveryRow): Promise<Deliver
     webhookId: hook.id,
     event: row.event,
     body,
-    timeoutMs: rt.config.webhookTimeoutMs,
-    allowPrivate: rt.config.allowPrivateUrls,
+    timeoutMs: deps.config.webhookTimeoutMs,
+    allowPrivate: deps.config.allowPrivateUrls,
   });
-  await finishDelivery(rt.db, row, result);
+  await finishDelivery(deps.db, row, result);
   if (!result.ok)
-    rt.log.info(
+    deps.log.info(
       { webhookId: hook.id, jobId: job.id, event: row.event, error: result.error },
       'webhook delivery failed',
     );
@@ -100,31 +111,31 @@ export async function deliverOne(rt: Runtime, row: DeliveryRow): Promise<Deliver
  * On start (and every few polls) it closes rows left `sending` by a process that died mid-attempt:
  * they are not re-sent, since the receiver may already have them (see closeStaleDeliveries).
  */
-export function startWebhookDispatcher(rt: Runtime, opts: DispatcherOptions = {}): WebhookDispatcher {
+export function startWebhookDispatcher(deps: DispatcherDeps, opts: DispatcherOptions = {}): WebhookDispatcher {
   const pollMs = opts.pollMs ?? 1000;
   const batchSize = opts.batchSize ?? 20;
   const concurrency = opts.concurrency ?? 4;
-  const staleAfterMs = opts.staleAfterMs ?? rt.config.webhookTimeoutMs + 60_000;
+  const staleAfterMs = opts.staleAfterMs ?? deps.config.webhookTimeoutMs + 60_000;
   const inFlight = new Map<string, Promise<void>>();
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let polls = 0;
 
-  const sweep = () => closeStaleDeliveries(rt.db, new Date(Date.now() - staleAfterMs));
+  const sweep = () => closeStaleDeliveries(deps.db, new Date(Date.now() - staleAfterMs));
 
   /** Fills free slots from the outbox; resolves with the number of rows started. */
   const fill = async (): Promise<number> => {
     const free = concurrency - inFlight.size;
     if (free <= 0 || stopped) return 0;
-    const rows = await listPendingDeliveries(rt.db, Math.min(batchSize, free + inFlight.size));
+    const rows = await listPendingDeliveries(deps.db, Math.min(batchSize, free + inFlight.size));
     let started = 0;
     for (const row of rows) {
       if (inFlight.size >= concurrency || stopped) break;
       if (inFlight.has(row.id)) continue;
-      const p = deliverOne(rt, row)
+      const p = deliverOne(deps, row)
         .then(() => undefined)
         .catch((err) =>
-          rt.log.warn({ err: (err as Error).message, deliveryId: row.id }, 'webhook delivery could not be recorded'),
+          deps.log.warn({ err: (err as Error).message, deliveryId: row.id }, 'webhook delivery could not be recorded'),
         )
         .finally(() => {
           inFlight.delete(row.id);
@@ -141,7 +152,7 @@ export function startWebhookDispatcher(rt: Runtime, opts: DispatcherOptions = {}
       if (polls++ % 30 === 0) await sweep();
       await fill();
     } catch (err) {
-      rt.log.warn({ err: (err as Error).message }, 'webhook outbox poll failed');
+      deps.log.warn({ err: (err as Error).message }, 'webhook outbox poll failed');
     }
     if (!stopped) {
       timer = setTimeout(tick, pollMs);
@@ -160,7 +171,7 @@ export function startWebhookDispatcher(rt: Runtime, opts: DispatcherOptions = {}
       while (!stopped) {
         await fill();
         if (inFlight.size > 0) await Promise.race(inFlight.values());
-        else if ((await listPendingDeliveries(rt.db, 1)).length === 0) return;
+        else if ((await listPendingDeliveries(deps.db, 1)).length === 0) return;
       }
     },
   };

@@ -3,61 +3,54 @@ import type { BlobStore } from '../storage/blob-store.ts';
 import { signOutputs } from '../jobs/outputs.ts';
 import type { WebhookPayloadBody } from '../contract/webhooks.ts';
 import type { WebhookEventName } from './outbox.ts';
-
-type Json = Record<string, unknown>;
-
-const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
-const int = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? Math.round(v) : null);
+import { readJob, readMetadata, type TypedJob } from '../jobs/read-job.ts';
 
 /**
  * The kind-specific `data.type` and `data.input` of a payload.
- * - stem: the contract's `{fileName, durationSeconds, fileSizeBytes}`, no `type`.
- * - video: `type: "video"` and the contract's `{videoTitle, videoDuration, videoUrl, videoVideoId}`,
- *   read from the video job's input_json `{videoId, videoTitle, videoDuration, videoUrl, ...}`.
+ * - stem: the contract's `{fileName, durationSeconds, fileSizeBytes}` (the billed seconds), no `type`.
+ * - video: `type: "video"` and the contract's `{videoTitle, videoDuration, videoUrl, videoVideoId}`.
  * - track: the contract is silent; by analogy with video, `type: "track"` and
- *   `{trackTitle, trackDuration, trackUrl, trackId}` from input_json's fields of the same names.
+ *   `{trackTitle, trackDuration, trackUrl, trackId}`.
  */
-function describeInput(row: JobRow): Pick<WebhookPayloadBody['data'], 'type' | 'input'> {
-  const i = JSON.parse(row.input_json) as Json;
-  if (row.kind === 'video') {
-    return {
-      type: 'video',
-      input: {
-        videoTitle: str(i.videoTitle),
-        videoDuration: int(i.videoDuration),
-        videoUrl: str(i.videoUrl),
-        videoVideoId: str(i.videoId),
-      },
-    };
+function describeInput(job: TypedJob): Pick<WebhookPayloadBody['data'], 'type' | 'input'> {
+  switch (job.kind) {
+    case 'video': {
+      const i = job.input;
+      return {
+        type: 'video',
+        input: {
+          videoTitle: i.videoTitle,
+          videoDuration: Math.round(i.videoDuration),
+          videoUrl: i.videoUrl,
+          videoVideoId: i.videoId,
+        },
+      };
+    }
+    case 'track': {
+      const i = job.input;
+      const duration = i.trackDuration ?? job.row.duration_seconds;
+      return {
+        type: 'track',
+        input: {
+          trackTitle: i.trackTitle,
+          trackDuration: duration === null ? null : Math.round(duration),
+          trackUrl: i.trackUrl,
+          trackId: i.trackId,
+        },
+      };
+    }
+    default: {
+      const { fileName, billedSeconds, fileSizeBytes } = job.input;
+      return { input: { fileName, durationSeconds: billedSeconds, fileSizeBytes } };
+    }
   }
-  if (row.kind === 'track') {
-    return {
-      type: 'track',
-      input: {
-        trackTitle: str(i.trackTitle),
-        trackDuration: int(i.trackDuration ?? row.duration_seconds),
-        trackUrl: str(i.trackUrl),
-        trackId: str(i.trackId),
-      },
-    };
-  }
-  return {
-    input: {
-      fileName: str(i.fileName) ?? 'audio',
-      durationSeconds: int(i.durationSeconds) ?? int(row.duration_seconds) ?? 0,
-      fileSizeBytes: int(i.fileSizeBytes) ?? 0,
-    },
-  };
 }
 
-function describeOptions(row: JobRow): WebhookPayloadBody['data']['options'] {
-  const o = JSON.parse(row.options_json) as Json;
-  // Video and track jobs default to vocals + instrumental, BEST, MP3 (contract), should a field be absent.
-  return {
-    outputType: (o.outputType ?? 'BOTH') as WebhookPayloadBody['data']['options']['outputType'],
-    quality: (o.quality ?? 'BEST') as WebhookPayloadBody['data']['options']['quality'],
-    outputFormat: (o.outputFormat ?? 'MP3') as WebhookPayloadBody['data']['options']['outputFormat'],
-  };
+function describeOptions(job: TypedJob): WebhookPayloadBody['data']['options'] {
+  // Denoise jobs emit no events (outbox.ts); should one be described, it reads as the defaults.
+  if (job.kind === 'denoise') return { outputType: 'BOTH', quality: 'BEST', outputFormat: job.options.outputFormat };
+  const { outputType, quality, outputFormat } = job.options;
+  return { outputType, quality, outputFormat };
 }
 
 /**
@@ -75,15 +68,16 @@ export async function buildWebhookPayload(
 ): Promise<WebhookPayloadBody> {
   let outputs: WebhookPayloadBody['data']['outputs'] = null;
   if (event === 'job.completed') outputs = await signOutputs(store, row.outputs_json).catch(() => null);
-  const metadata = row.metadata_json ? (JSON.parse(row.metadata_json) as Json) : undefined;
+  const job = readJob(row);
+  const metadata = readMetadata(row);
   return {
     event,
     timestamp: occurredAt,
     data: {
       jobId: row.id,
       status: event === 'job.completed' ? 'COMPLETED' : 'FAILED',
-      ...describeInput(row),
-      options: describeOptions(row),
+      ...describeInput(job),
+      options: describeOptions(job),
       outputs,
       creditsCharged: row.credits_charged ?? 0,
       errorMessage: event === 'job.failed' ? (row.error_message ?? 'the job failed') : null,

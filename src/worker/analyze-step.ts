@@ -1,4 +1,4 @@
-import type { Runtime } from '../runtime.ts';
+import type { WorkerDeps } from './deps.ts';
 
 /**
  * BPM and key for a finished separation. Uses the separated drums and bass for tempo and the
@@ -6,7 +6,7 @@ import type { Runtime } from '../runtime.ts';
  * null and the reason is logged.
  */
 export async function analyzeStems(
-  rt: Runtime,
+  deps: Pick<WorkerDeps, 'engines' | 'log'>,
   mixPath: string,
   files: Record<string, string | undefined>,
   jobId: string,
@@ -16,11 +16,11 @@ export async function analyzeStems(
     ? [files.other, files.bass, files.piano, files.guitar].filter((p): p is string => Boolean(p))
     : [files.instrumental ?? mixPath];
   try {
-    return await rt
+    return await deps
       .engines()
       .analyze({ mixPath, drumsPath: files.drums, bassPath: files.bass, harmonicPaths: harmonic });
   } catch (err) {
-    rt.log.warn({ jobId, err: (err as Error).message }, 'audio analysis failed; audioMetadata stays null');
+    deps.log.warn({ jobId, err: (err as Error).message }, 'audio analysis failed; audioMetadata stays null');
     return null;
   }
 }

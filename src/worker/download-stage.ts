@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import type { Runtime } from '../runtime.ts';
 import { ApiError } from '../domain/errors.ts';
 import { creditsForDuration } from '../domain/credits.ts';
 import { extensionOf, INPUT_FORMATS, sanitizeFileName } from '../domain/formats.ts';
@@ -7,8 +6,8 @@ import { downloadAudio, type DownloadedAudio } from '../sources/ytdlp.ts';
 import { YtdlpError, ytdlpErrorToApiError } from '../sources/ytdlp-errors.ts';
 import { probeOrReject } from '../jobs/acquire-input.ts';
 import { maxDurationFor, minutesText, type MediaSite } from '../jobs/media-metadata.ts';
-import type { TrackJobInput, VideoJobInput } from '../jobs/present-media-job.ts';
-import type { StageContext, StageHandler, StageOutcome } from './run-job.ts';
+import { readJob } from '../jobs/read-job.ts';
+import type { StageContext, StageHandler, StageOutcome, StageDeps } from './run-job.ts';
 import { PermanentJobError } from './job-errors.ts';
 
 /**
@@ -23,31 +22,34 @@ import { PermanentJobError } from './job-errors.ts';
  * (timeout, network, crash, unusable output) are plain errors, so the runner retries with backoff.
  */
 export function downloadStage(site: MediaSite): StageHandler {
-  return (rt, ctx) => runDownload(rt, ctx, site);
+  return (deps, ctx) => runDownload(deps, ctx, site);
 }
 
-async function runDownload(rt: Runtime, ctx: StageContext, site: MediaSite): Promise<StageOutcome> {
+async function runDownload(deps: StageDeps, ctx: StageContext, site: MediaSite): Promise<StageOutcome> {
   const { job, workDir, signal } = ctx;
-  const input = JSON.parse(job.input_json) as VideoJobInput | TrackJobInput;
-  const maxSeconds = maxDurationFor(rt, site);
+  const typed = readJob(job);
+  if (typed.kind !== 'video' && typed.kind !== 'track')
+    throw new PermanentJobError(`a ${typed.kind} job has no download stage`);
+  const { input } = typed;
+  const maxSeconds = maxDurationFor(deps, site);
   ctx.progress(2);
   let downloaded: DownloadedAudio;
   try {
     downloaded = await downloadAudio(input.downloadUrl, join(workDir, 'download'), {
-      ytdlpPath: rt.config.ytdlp.path,
-      timeoutMs: rt.config.ytdlp.timeoutMs,
+      ytdlpPath: deps.config.ytdlp.path,
+      timeoutMs: deps.config.ytdlp.timeoutMs,
       signal,
       maxDurationSeconds: maxSeconds,
-      maxFileSizeBytes: rt.config.limits.maxFileSizeBytes,
+      maxFileSizeBytes: deps.config.limits.maxFileSizeBytes,
     });
   } catch (err) {
-    throw jobErrorOf(rt, err, site, job.id);
+    throw jobErrorOf(deps, err, site, job.id);
   }
   ctx.progress(4);
 
   let duration: number;
   try {
-    duration = (await probeOrReject(rt, downloaded.path)).durationSeconds;
+    duration = (await probeOrReject(deps, downloaded.path)).durationSeconds;
   } catch (err) {
     if (err instanceof ApiError)
       throw new PermanentJobError(`The downloaded ${site} has no usable audio: ${err.message}`);
@@ -58,13 +60,13 @@ async function runDownload(rt: Runtime, ctx: StageContext, site: MediaSite): Pro
       `The ${site} is ${minutesText(duration)} long; the maximum is ${minutesText(maxSeconds)}.`,
     );
   }
-  const min = rt.config.limits.minDurationSeconds;
+  const min = deps.config.limits.minDurationSeconds;
   if (duration < min)
     throw new PermanentJobError(`The ${site} lasts ${duration.toFixed(1)} s; the minimum is ${min} s.`);
 
   const ext = extensionOf(downloaded.path);
   const key = `sources/${job.account_id}/${job.id}/source`;
-  await rt.store.putFile(key, downloaded.path, { contentType: INPUT_FORMATS[ext] ?? 'application/octet-stream' });
+  await deps.store.putFile(key, downloaded.path, { contentType: INPUT_FORMATS[ext] ?? 'application/octet-stream' });
   ctx.progress(5);
 
   const credits = creditsForDuration(duration);
@@ -72,7 +74,7 @@ async function runDownload(rt: Runtime, ctx: StageContext, site: MediaSite): Pro
   const updated = {
     ...input,
     fileName: sanitizeFileName(ext ? `${title}.${ext}` : title),
-    durationSeconds: credits,
+    billedSeconds: credits,
     fileSizeBytes: downloaded.bytes,
     ...('videoTitle' in input
       ? { videoDuration: Math.round(duration) }
@@ -91,9 +93,12 @@ async function runDownload(rt: Runtime, ctx: StageContext, site: MediaSite): Pro
   };
 }
 
-function jobErrorOf(rt: Runtime, err: unknown, site: MediaSite, jobId: string): Error {
+function jobErrorOf(deps: Pick<StageDeps, 'log'>, err: unknown, site: MediaSite, jobId: string): Error {
   if (!(err instanceof YtdlpError)) return err instanceof Error ? err : new Error(String(err));
-  rt.log.warn({ jobId, site, kind: err.kind, retryable: err.retryable, detail: err.detail }, 'yt-dlp download failed');
+  deps.log.warn(
+    { jobId, site, kind: err.kind, retryable: err.retryable, detail: err.detail },
+    'yt-dlp download failed',
+  );
   const message = ytdlpErrorToApiError(err, site).message;
   return err.retryable ? new Error(message) : new PermanentJobError(message);
 }

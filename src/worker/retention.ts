@@ -1,5 +1,5 @@
-import type { Runtime } from '../runtime.ts';
-import { listExpiredJobs, markExpired } from '../store/jobs.ts';
+import type { WorkerDeps } from './deps.ts';
+import { isSourceInUse, listExpiredJobs, markExpired } from '../store/jobs.ts';
 import { deleteUpload, listExpiredUploads } from '../store/uploads.ts';
 
 /**
@@ -7,38 +7,38 @@ import { deleteUpload, listExpiredUploads } from '../store/uploads.ts';
  * its `outputs` null. Uploaded inputs are deleted once they are older than the retention period
  * and no unfinished job still needs them.
  */
-export async function sweepExpired(rt: Runtime, now = new Date()): Promise<{ jobs: number; uploads: number }> {
+export async function sweepExpired(
+  deps: Pick<WorkerDeps, 'config' | 'db' | 'store'>,
+  now = new Date(),
+): Promise<{ jobs: number; uploads: number }> {
   const nowIso = now.toISOString();
   let jobs = 0;
-  for (const job of await listExpiredJobs(rt.db, nowIso)) {
-    await rt.store.deletePrefix(`jobs/${job.id}/`);
-    if (job.source_key?.startsWith('sources/')) await rt.store.delete(job.source_key);
-    if (await markExpired(rt.db, job.id)) jobs++;
+  for (const job of await listExpiredJobs(deps.db, nowIso)) {
+    await deps.store.deletePrefix(`jobs/${job.id}/`);
+    if (job.source_key?.startsWith('sources/')) await deps.store.delete(job.source_key);
+    if (await markExpired(deps.db, job.id)) jobs++;
   }
-  const cutoff = new Date(now.getTime() - rt.config.retentionSeconds * 1000).toISOString();
+  const cutoff = new Date(now.getTime() - deps.config.retentionSeconds * 1000).toISOString();
   let uploads = 0;
-  for (const upload of await listExpiredUploads(rt.db, cutoff)) {
-    const inUse = await rt.db
-      .selectFrom('jobs')
-      .select('id')
-      .where('source_key', '=', upload.storage_key)
-      .where('status', 'in', ['PENDING', 'PROCESSING'])
-      .executeTakeFirst();
-    if (inUse) continue;
-    await rt.store.delete(upload.storage_key);
-    await deleteUpload(rt.db, upload.id);
+  for (const upload of await listExpiredUploads(deps.db, cutoff)) {
+    if (await isSourceInUse(deps.db, upload.storage_key)) continue;
+    await deps.store.delete(upload.storage_key);
+    await deleteUpload(deps.db, upload.id);
     uploads++;
   }
   return { jobs, uploads };
 }
 
-export function startRetentionSweeper(rt: Runtime, everyMs = 60_000): { stop(): void } {
+export function startRetentionSweeper(
+  deps: Pick<WorkerDeps, 'config' | 'db' | 'store' | 'log'>,
+  everyMs = 60_000,
+): { stop(): void } {
   let running = false;
   const timer = setInterval(() => {
     if (running) return;
     running = true;
-    sweepExpired(rt)
-      .catch((err) => rt.log.warn({ err: (err as Error).message }, 'retention sweep failed'))
+    sweepExpired(deps)
+      .catch((err) => deps.log.warn({ err: (err as Error).message }, 'retention sweep failed'))
       .finally(() => (running = false));
   }, everyMs);
   timer.unref();

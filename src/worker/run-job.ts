@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Runtime } from '../runtime.ts';
+import type { WorkerDeps } from './deps.ts';
 import type { JobRow } from '../store/jobs.ts';
-import { claimJob, raiseProgress, renewLease, transitionHeldJob } from '../store/jobs.ts';
+import { claimJob, raiseProgress, renewLease, setCreditsCharged, transitionHeldJob } from '../store/jobs.ts';
 import { chargeHold, releaseHold } from '../store/credits.ts';
 import { retryDelayMs } from '../domain/job-state.ts';
 import { recordJobEvent } from '../webhooks/outbox.ts';
-import { kindSpec, type Stage } from '../queue/job-catalog.ts';
-import type { JobQueue } from '../queue/job-queue.ts';
+import { kindSpec, type Stage, type StageType } from '../queue/job-catalog.ts';
 import { PermanentJobError, readableError, ShutdownError } from './job-errors.ts';
 
 /** What a stage handler reports when it finishes. */
@@ -33,15 +32,17 @@ export interface StageContext {
   progress(percent: number): void;
 }
 
-export type StageHandler = (rt: Runtime, ctx: StageContext) => Promise<StageOutcome>;
+/** What a stage handler may use: the runner alone writes the job's row. */
+export type StageDeps = Pick<WorkerDeps, 'config' | 'store' | 'log' | 'engines'>;
+
+export type StageHandler = (deps: StageDeps, ctx: StageContext) => Promise<StageOutcome>;
 
 const LEASE_MS = 30_000;
 const HEARTBEAT_MS = 10_000;
 
-export interface RunnerDeps {
-  rt: Runtime;
-  queue: JobQueue;
-  handlers: Record<string, StageHandler>;
+export interface Runner {
+  services: WorkerDeps;
+  handlers: Record<StageType, StageHandler>;
   /** Aborted when the process shuts down. */
   shutdown: AbortSignal;
   log?: (msg: string, extra?: Record<string, unknown>) => void;
@@ -54,20 +55,20 @@ export const workerId = `w_${randomUUID().slice(0, 8)}`;
  * the lease alive, calls the stage handler, then commits the outcome in one transaction: the job's
  * new state, its credit movement and its webhook event together.
  */
-export async function runJobStage(deps: RunnerDeps, jobId: string, stage: Stage): Promise<void> {
-  const { rt } = deps;
-  const job = await claimJob(rt.db, jobId, workerId, LEASE_MS);
+export async function runJobStage(runner: Runner, jobId: string, stage: Stage): Promise<void> {
+  const { services: deps } = runner;
+  const job = await claimJob(deps.db, jobId, workerId, LEASE_MS);
   if (!job) return;
-  const handler = deps.handlers[`${job.kind}:${stage}`];
+  const handler = runner.handlers[`${job.kind}:${stage}` as StageType] as StageHandler | undefined;
   const controller = new AbortController();
   const onShutdown = () => controller.abort(new ShutdownError('worker shutting down'));
-  deps.shutdown.addEventListener('abort', onShutdown);
+  runner.shutdown.addEventListener('abort', onShutdown);
   const timeout = setTimeout(
     () => controller.abort(new Error('the job took too long and was stopped')),
     kindSpec(job.kind).timeoutMs,
   );
   const heartbeat = setInterval(() => {
-    renewLease(rt.db, job.id, workerId, LEASE_MS).then(
+    renewLease(deps.db, job.id, workerId, LEASE_MS).then(
       (held) => held || controller.abort(new ShutdownError('lease lost')),
       () => undefined,
     );
@@ -77,50 +78,50 @@ export async function runJobStage(deps: RunnerDeps, jobId: string, stage: Stage)
     const value = Math.max(0, Math.min(99, Math.floor(p)));
     if (value < lastProgress + 2 && value !== 99) return;
     lastProgress = value;
-    raiseProgress(rt.db, job.id, value).catch(() => undefined);
+    raiseProgress(deps.db, job.id, value).catch(() => undefined);
   };
-  const workDir = join(rt.config.dataDir, 'work', `${job.id}-${stage}-${job.attempts}`);
+  const workDir = join(deps.config.dataDir, 'work', `${job.id}-${stage}-${job.attempts}`);
   try {
     if (!handler) throw new PermanentJobError(`no handler for ${job.kind} jobs at stage ${stage}`);
     await mkdir(workDir, { recursive: true });
-    const outcome = await handler(rt, { job, workDir, signal: controller.signal, progress });
+    const outcome = await handler(deps, { job, workDir, signal: controller.signal, progress });
     if (outcome.type === 'next-stage') {
-      await transitionHeldJob(rt.db, job.id, workerId, {
+      await transitionHeldJob(deps.db, job.id, workerId, {
         ...outcome.set,
         status: 'PENDING',
         next_attempt_at: new Date().toISOString(),
       });
       await deps.queue.enqueue(job, outcome.nextStage);
     } else {
-      await completeJob(rt, job, outcome);
+      await completeJob(deps, job, outcome);
     }
   } catch (err) {
     const reason = controller.signal.aborted ? controller.signal.reason : err;
     if (reason instanceof ShutdownError) {
       // Hand the attempt back untouched: the next start (or another worker) runs it again.
-      await transitionHeldJob(rt.db, job.id, workerId, {
+      await transitionHeldJob(deps.db, job.id, workerId, {
         status: 'PENDING',
         attempts: Math.max(0, job.attempts - 1),
         next_attempt_at: new Date().toISOString(),
       }).catch(() => undefined);
     } else {
-      await failOrRetry(deps, job, stage, reason);
+      await failOrRetry(runner, job, stage, reason);
     }
   } finally {
     clearTimeout(timeout);
     clearInterval(heartbeat);
-    deps.shutdown.removeEventListener('abort', onShutdown);
+    runner.shutdown.removeEventListener('abort', onShutdown);
     await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
   }
 }
 
 async function completeJob(
-  rt: Runtime,
+  deps: Pick<WorkerDeps, 'config' | 'db'>,
   job: JobRow,
   outcome: Extract<StageOutcome, { type: 'completed' }>,
 ): Promise<void> {
   const now = new Date();
-  await rt.db.transaction().execute(async (tx) => {
+  await deps.db.transaction().execute(async (tx) => {
     const moved = await transitionHeldJob(tx, job.id, workerId, {
       ...outcome.set,
       status: 'COMPLETED',
@@ -128,24 +129,25 @@ async function completeJob(
       outputs_json: outcome.outputsJson,
       audio_metadata_json: outcome.audioMetadataJson,
       completed_at: now.toISOString(),
-      expires_at: new Date(now.getTime() + rt.config.retentionSeconds * 1000).toISOString(),
+      expires_at: new Date(now.getTime() + deps.config.retentionSeconds * 1000).toISOString(),
       error_message: null,
     });
     if (!moved) return; // another worker took over: it settles the job, not us
     const settlement = await chargeHold(tx, job.account_id, job.id, outcome.chargeSeconds);
-    await tx.updateTable('jobs').set({ credits_charged: settlement.charged }).where('id', '=', job.id).execute();
+    await setCreditsCharged(tx, job.id, settlement.charged);
     await recordJobEvent(tx, job.id, 'job.completed');
   });
 }
 
-async function failOrRetry(deps: RunnerDeps, job: JobRow, stage: Stage, err: unknown): Promise<void> {
-  const { rt } = deps;
+async function failOrRetry(runner: Runner, job: JobRow, stage: Stage, err: unknown): Promise<void> {
+  const { services: deps } = runner;
   const message = readableError(err);
   const permanent = err instanceof PermanentJobError;
-  if (!permanent && job.attempts < rt.config.workers.maxAttempts) {
-    const delay = retryDelayMs(job.attempts, rt.config.workers.retryBaseMs);
-    deps.log?.('job attempt failed; retrying', { jobId: job.id, attempt: job.attempts, delay, error: message });
-    await transitionHeldJob(rt.db, job.id, workerId, {
+  const attempts = deps.config.workers.maxAttempts ?? kindSpec(job.kind).attempts;
+  if (!permanent && job.attempts < attempts) {
+    const delay = retryDelayMs(job.attempts, deps.config.workers.retryBaseMs);
+    runner.log?.('job attempt failed; retrying', { jobId: job.id, attempt: job.attempts, delay, error: message });
+    await transitionHeldJob(deps.db, job.id, workerId, {
       status: 'PENDING',
       error_message: null,
       next_attempt_at: new Date(Date.now() + delay).toISOString(),
@@ -154,17 +156,17 @@ async function failOrRetry(deps: RunnerDeps, job: JobRow, stage: Stage, err: unk
     return;
   }
   const now = new Date();
-  await rt.db.transaction().execute(async (tx) => {
+  await deps.db.transaction().execute(async (tx) => {
     const moved = await transitionHeldJob(tx, job.id, workerId, {
       status: 'FAILED',
       error_message: message,
       completed_at: now.toISOString(),
-      expires_at: new Date(now.getTime() + rt.config.retentionSeconds * 1000).toISOString(),
+      expires_at: new Date(now.getTime() + deps.config.retentionSeconds * 1000).toISOString(),
       credits_charged: 0,
     });
     if (!moved) return;
     await releaseHold(tx, job.account_id, job.id, 'job failed');
     await recordJobEvent(tx, job.id, 'job.failed');
   });
-  deps.log?.('job failed', { jobId: job.id, attempts: job.attempts, error: message });
+  runner.log?.('job failed', { jobId: job.id, attempts: job.attempts, error: message });
 }

@@ -1,5 +1,5 @@
-import type { Runtime } from '../runtime.ts';
-import { requiredHandlers, type Stage } from '../queue/job-catalog.ts';
+import type { WorkerDeps } from './deps.ts';
+import { STAGES, stageTypes, type Stage, type StageType } from '../queue/job-catalog.ts';
 import { listRunnableJobs, releaseOrphanedLeases } from '../store/jobs.ts';
 import { kindsInStage } from '../queue/job-catalog.ts';
 import { runJobStage, type StageHandler } from './run-job.ts';
@@ -14,14 +14,14 @@ export interface Workers {
   stop(): Promise<void>;
 }
 
-/** The handler of every (kind, stage) in the job catalog. */
-export const STAGE_HANDLERS: Record<string, StageHandler> = {
-  'stem:inference': (rt, ctx) => separateStage(rt, ctx),
+/** The handler of every (kind, stage) in the job catalog: exhaustive by type, checked again at start. */
+export const STAGE_HANDLERS: Record<StageType, StageHandler> = {
+  'stem:inference': (deps, ctx) => separateStage(deps, ctx),
   'video:download': downloadStage('video'),
   'video:inference': mediaInferenceStage,
   'track:download': downloadStage('track'),
   'track:inference': mediaInferenceStage,
-  'denoise:inference': (rt, ctx) => denoiseStage(rt, ctx),
+  'denoise:inference': (deps, ctx) => denoiseStage(deps, ctx),
 };
 
 export interface WorkerOptions {
@@ -34,49 +34,48 @@ export interface WorkerOptions {
  * downloads never wait on each other), plus the retention sweeper. Fails at start-up when a job kind
  * in the catalog has no handler.
  */
-export async function startWorkers(rt: Runtime, opts: WorkerOptions = {}): Promise<Workers> {
-  const missing = requiredHandlers().filter((h) => !STAGE_HANDLERS[h]);
+export async function startWorkers(deps: WorkerDeps, opts: WorkerOptions = {}): Promise<Workers> {
+  const missing = stageTypes().filter((h) => typeof STAGE_HANDLERS[h] !== 'function');
   if (missing.length) throw new Error(`no worker handler for ${missing.join(', ')}`);
   const shutdown = new AbortController();
-  const deps = {
-    rt,
-    queue: rt.queue,
+  const runner = {
+    services: deps,
     handlers: STAGE_HANDLERS,
     shutdown: shutdown.signal,
-    log: (msg: string, extra?: Record<string, unknown>) => rt.log.info(extra ?? {}, msg),
+    log: (msg: string, extra?: Record<string, unknown>) => deps.log.info(extra ?? {}, msg),
   };
-  if (opts.embedded ?? !rt.config.redisUrl) await releaseOrphanedLeases(rt.db);
+  if (opts.embedded ?? !deps.config.redisUrl) await releaseOrphanedLeases(deps.db);
 
   const concurrency: Record<Stage, number> = {
-    inference: rt.config.workers.concurrency,
-    download: rt.config.workers.downloadConcurrency,
+    inference: deps.config.workers.concurrency,
+    download: deps.config.workers.downloadConcurrency,
   };
-  const stages: Stage[] = (['download', 'inference'] as const).filter((s) => kindsInStage(s).length > 0);
+  const stages: Stage[] = STAGES.filter((s) => kindsInStage(s).length > 0);
   for (const stage of stages) {
-    rt.queue.consume(stage, concurrency[stage], (jobId) => runJobStage(deps, jobId, stage));
+    deps.queue.consume(stage, concurrency[stage], (jobId) => runJobStage(runner, jobId, stage));
   }
   // Scale-out: a message can be lost if a process dies between its commit and its enqueue; re-offer
   // runnable jobs now and then (the claim makes duplicates harmless). The database queue polls anyway.
-  const reoffer = rt.config.redisUrl
+  const reoffer = deps.config.redisUrl
     ? setInterval(() => {
         for (const stage of stages) {
-          listRunnableJobs(rt.db, kindsInStage(stage), stage, 50)
-            .then((jobs) => Promise.all(jobs.map((job) => rt.queue.enqueue(job, stage))))
+          listRunnableJobs(deps.db, kindsInStage(stage), stage, 50)
+            .then((jobs) => Promise.all(jobs.map((job) => deps.queue.enqueue(job, stage))))
             .catch(() => undefined);
         }
       }, 30_000)
     : undefined;
   reoffer?.unref();
-  const sweeper = startRetentionSweeper(rt);
+  const sweeper = startRetentionSweeper(deps);
   // Webhook deliveries have their own poller: a slow receiver never holds a job worker.
-  const webhooks = startWebhookDispatcher(rt);
+  const webhooks = startWebhookDispatcher(deps);
   return {
     async stop() {
       clearInterval(reoffer);
       sweeper.stop();
       shutdown.abort();
       await webhooks.stop();
-      await rt.queue.close();
+      await deps.queue.close();
     },
   };
 }

@@ -1,11 +1,10 @@
 import { join } from 'node:path';
 import { stat } from 'node:fs/promises';
-import type { Runtime } from '../runtime.ts';
-import type { StageContext, StageOutcome } from './run-job.ts';
+import type { StageContext, StageOutcome, StageDeps } from './run-job.ts';
 import { STEMS_BY_OUTPUT_TYPE } from '../domain/job-state.ts';
 import { AudioEncoder, AUDIO_CONTENT_TYPES, type AudioFormat } from '../audio/encode.ts';
 import { decodeAudio } from '../audio/decode.ts';
-import { jobInput, jobOptions } from '../jobs/present-stem-job.ts';
+import { readJob } from '../jobs/read-job.ts';
 import { outputFileName, type StoredOutputs } from '../jobs/outputs.ts';
 import { PermanentJobError } from './job-errors.ts';
 import type { EngineStem } from './engines.ts';
@@ -17,21 +16,22 @@ import { analyzeStems } from './analyze-step.ts';
  * `extra.fullAudio` lets video and track jobs add the extracted audio as `fullAudio`.
  */
 export async function separateStage(
-  rt: Runtime,
+  deps: StageDeps,
   ctx: StageContext,
   extra: { fullAudio?: boolean } = {},
 ): Promise<StageOutcome> {
   const { job, workDir, signal } = ctx;
   if (!job.source_key) throw new PermanentJobError('the job has no input file');
-  const options = jobOptions(job);
-  const input = jobInput(job);
+  const typed = readJob(job);
+  if (typed.kind === 'denoise') throw new PermanentJobError('a denoise job cannot be separated');
+  const { input, options } = typed;
   const format = options.outputFormat.toLowerCase() as AudioFormat;
   const stems = [...STEMS_BY_OUTPUT_TYPE[options.outputType]] as EngineStem[];
   const inputPath = join(workDir, 'input');
-  await rt.store.downloadToFile(job.source_key, inputPath);
+  await deps.store.downloadToFile(job.source_key, inputPath);
   ctx.progress(5);
 
-  const engines = rt.engines();
+  const engines = deps.engines();
   const outDir = join(workDir, 'out');
   // With denoiseVocals the vocal stem is separated losslessly first, then cleaned and encoded.
   const denoise = Boolean(options.denoiseVocals) && stems.includes('vocals');
@@ -56,13 +56,13 @@ export async function separateStage(
     });
     files.vocals = cleaned;
     for (const stem of stems.filter((s) => s !== 'vocals')) {
-      files[stem] = await transcode(rt, files[stem], join(workDir, `${stem}.${format}`), format);
+      files[stem] = await transcode(deps, files[stem], join(workDir, `${stem}.${format}`), format);
     }
   }
-  if (extra.fullAudio) files.fullAudio = await transcode(rt, inputPath, join(workDir, `fullAudio.${format}`), format);
+  if (extra.fullAudio) files.fullAudio = await transcode(deps, inputPath, join(workDir, `fullAudio.${format}`), format);
   ctx.progress(86);
 
-  const audioMetadata = await analyzeStems(rt, inputPath, files, ctx.job.id);
+  const audioMetadata = await analyzeStems(deps, inputPath, files, ctx.job.id);
   ctx.progress(90);
 
   const outputs: StoredOutputs = {};
@@ -70,7 +70,7 @@ export async function separateStage(
     if (!path) continue;
     if ((await stat(path)).size === 0) throw new Error(`the ${stem} output is empty`);
     const key = `jobs/${job.id}/${stem}.${format}`;
-    await rt.store.putFile(key, path, { contentType: AUDIO_CONTENT_TYPES[format] });
+    await deps.store.putFile(key, path, { contentType: AUDIO_CONTENT_TYPES[format] });
     outputs[stem] = {
       key,
       fileName: outputFileName(input.fileName, stem, format),
@@ -81,14 +81,19 @@ export async function separateStage(
     type: 'completed',
     outputsJson: JSON.stringify(outputs),
     audioMetadataJson: audioMetadata ? JSON.stringify(audioMetadata) : null,
-    chargeSeconds: job.credits_required ?? input.durationSeconds,
+    chargeSeconds: job.credits_required ?? input.billedSeconds,
   };
 }
 
-async function transcode(rt: Runtime, from: string, to: string, format: AudioFormat): Promise<string> {
-  const encoder = new AudioEncoder(to, format, { tools: rt.config.ffmpeg, limiter: false });
+async function transcode(
+  deps: Pick<StageDeps, 'config'>,
+  from: string,
+  to: string,
+  format: AudioFormat,
+): Promise<string> {
+  const encoder = new AudioEncoder(to, format, { tools: deps.config.ffmpeg, limiter: false });
   try {
-    for await (const chunk of decodeAudio(from, { tools: rt.config.ffmpeg })) await encoder.write(chunk);
+    for await (const chunk of decodeAudio(from, { tools: deps.config.ffmpeg })) await encoder.write(chunk);
     await encoder.end();
   } catch (err) {
     encoder.abort();

@@ -16,6 +16,41 @@ export interface FinishedJobOptions {
   errorMessage?: string;
 }
 
+const base = { fileName: 'song.wav', billedSeconds: 7, fileSizeBytes: 1_058_444 };
+const media = { ...base, downloadUrl: 'https://example.com/media' };
+
+/** A complete stored input per kind (the job catalog's schemas); `input` overrides fields. */
+const DEFAULT_INPUTS: Record<JobKind, Record<string, unknown>> = {
+  stem: base,
+  video: {
+    ...media,
+    videoId: 'dQw4w9WgXcQ',
+    videoTitle: 'A video',
+    videoDuration: 7,
+    videoUrl: 'https://www.youtube.com/watch?v=dQw4w9WgXcQ',
+    videoThumbnail: 'https://i.ytimg.com/x.jpg',
+    channelName: 'Chan',
+  },
+  track: {
+    ...media,
+    trackId: '1',
+    trackTitle: 'A track',
+    trackDuration: 7,
+    trackDurationEstimated: false,
+    trackArtwork: '',
+    artistName: 'Art',
+    trackUrl: 'https://soundcloud.com/a/b',
+  },
+  denoise: { ...base, declared: { durationSeconds: 7, fileSizeBytes: 1_058_444 } },
+};
+
+const DEFAULT_OPTIONS: Record<JobKind, Record<string, unknown>> = {
+  stem: { outputType: 'VOCALS', quality: 'FAST', outputFormat: 'MP3', denoiseVocals: false },
+  video: { outputType: 'BOTH', quality: 'BEST', outputFormat: 'MP3' },
+  track: { outputType: 'BOTH', quality: 'BEST', outputFormat: 'MP3' },
+  denoise: { outputFormat: 'MP3' },
+};
+
 /**
  * Commits a job's terminal state and its outbox rows in one transaction, as the worker's terminal
  * transaction does (run-job.ts), but without running a job: for dispatcher tests that need events
@@ -34,16 +69,15 @@ export async function commitFinishedJob(
     await rt.store.put(key, Readable.from([bytes]), { contentType: 'audio/mpeg' });
     stored[stem] = { key, fileName: `song-${stem}.mp3`, contentType: 'audio/mpeg' };
   }
+  const kind = o.kind ?? 'stem';
   const job: JobRow = {
     id,
     account_id: accountId,
-    kind: o.kind ?? 'stem',
+    kind,
     status: o.outcome,
     progress: o.outcome === 'COMPLETED' ? 100 : 40,
-    input_json: JSON.stringify(o.input ?? { fileName: 'song.wav', durationSeconds: 7, fileSizeBytes: 1_058_444 }),
-    options_json: JSON.stringify(
-      o.options ?? { outputType: 'VOCALS', quality: 'FAST', outputFormat: 'MP3', denoiseVocals: false },
-    ),
+    input_json: JSON.stringify({ ...DEFAULT_INPUTS[kind], ...o.input }),
+    options_json: JSON.stringify({ ...DEFAULT_OPTIONS[kind], ...o.options }),
     metadata_json: o.metadata ? JSON.stringify(o.metadata) : null,
     source_key: `uploads/${id}.wav`,
     duration_seconds: 6.01,

@@ -1,0 +1,29 @@
+/**
+ * The service's words, declared once: the contract's enums (`src/contract/common.ts`), the stored
+ * rows (`src/store/schema.ts`) and the job payloads (`src/jobs/payloads.ts`) are all built from
+ * these lists.
+ */
+export const JOB_KINDS = ['stem', 'video', 'track', 'denoise'] as const;
+export type JobKind = (typeof JOB_KINDS)[number];
+
+export const JOB_STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'EXPIRED'] as const;
+export type JobStatusValue = (typeof JOB_STATUSES)[number];
+
+/** Stem names produced for each output type; keys of `outputs` (fullAudio is added for video and track jobs). */
+export const STEMS_BY_OUTPUT_TYPE = {
+  VOCALS: ['vocals'],
+  INSTRUMENTAL: ['instrumental'],
+  BOTH: ['vocals', 'instrumental'],
+  FOUR_STEMS: ['vocals', 'drums', 'bass', 'other'],
+  SIX_STEMS: ['vocals', 'drums', 'bass', 'other', 'piano', 'guitar'],
+} as const;
+
+export type OutputTypeValue = keyof typeof STEMS_BY_OUTPUT_TYPE;
+export const OUTPUT_TYPES = Object.keys(STEMS_BY_OUTPUT_TYPE) as [OutputTypeValue, ...OutputTypeValue[]];
+export type StemName = (typeof STEMS_BY_OUTPUT_TYPE)[OutputTypeValue][number];
+
+export const QUALITIES = ['FAST', 'BALANCED', 'BEST'] as const;
+export type QualityValue = (typeof QUALITIES)[number];
+
+export const OUTPUT_FORMATS = ['MP3', 'WAV', 'FLAC'] as const;
+export type OutputFormatValue = (typeof OUTPUT_FORMATS)[number];

@@ -1,0 +1,20 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import type { Db } from '../store/schema.ts';
+import type { BlobStore } from '../storage/blob-store.ts';
+import type { JobQueue } from '../queue/job-queue.ts';
+
+/**
+ * What creating a job may need from the composition root (`src/runtime.ts` satisfies it). Each
+ * function names the part it uses with `Pick<JobDeps, ...>`, so a caller or a test passes only
+ * that.
+ */
+export interface JobDeps {
+  config: Config;
+  db: Db;
+  store: BlobStore;
+  queue: JobQueue;
+  log: Logger;
+  /** Whether this deployment can run a model (gates six stems). */
+  engines(): { hasModel(name: string): boolean };
+}

@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { type JobKind, OUTPUT_FORMATS, OUTPUT_TYPES, QUALITIES } from '../domain/vocabulary.ts';
+
+/**
+ * What each job kind stores in `input_json` and `options_json`, as schemas: the single source of
+ * truth for writing a job (`insertHeldJob`) and reading one back (`readJob`). Every kind's input
+ * carries `fileName`, `billedSeconds` (whole seconds the job is billed for) and `fileSizeBytes`.
+ */
+
+/** Rows written before `billedSeconds` was named for what it is call it `durationSeconds`. */
+const legacyBilled = (v: unknown) =>
+  v && typeof v === 'object' && !('billedSeconds' in v) && 'durationSeconds' in v
+    ? { ...v, billedSeconds: (v as { durationSeconds: unknown }).durationSeconds }
+    : v;
+
+const base = {
+  fileName: z.string(),
+  billedSeconds: z.number(),
+  fileSizeBytes: z.number(),
+};
+
+const StemInput = z.preprocess(legacyBilled, z.object(base));
+
+const SeparationOptions = z.object({
+  outputType: z.enum(OUTPUT_TYPES),
+  quality: z.enum(QUALITIES),
+  outputFormat: z.enum(OUTPUT_FORMATS),
+  denoiseVocals: z.boolean().optional(),
+});
+
+/** Video and track inputs: filled in for real by the download stage; `downloadUrl` is what yt-dlp gets. */
+const media = { ...base, downloadUrl: z.string() };
+
+const VideoInput = z.preprocess(
+  legacyBilled,
+  z.object({
+    ...media,
+    videoId: z.string(),
+    videoTitle: z.string(),
+    videoDuration: z.number(),
+    videoUrl: z.string(),
+    videoThumbnail: z.string(),
+    channelName: z.string(),
+  }),
+);
+
+const TrackInput = z.preprocess(
+  legacyBilled,
+  z.object({
+    ...media,
+    trackId: z.string(),
+    trackTitle: z.string().nullable(),
+    trackDuration: z.number().nullable(),
+    trackDurationEstimated: z.boolean(),
+    trackArtwork: z.string(),
+    artistName: z.string(),
+    trackUrl: z.string(),
+  }),
+);
+
+/** Denoise inputs also keep what the client declared (for support; never billed). */
+const DenoiseInput = z.preprocess(
+  legacyBilled,
+  z.object({ ...base, declared: z.object({ durationSeconds: z.number(), fileSizeBytes: z.number() }) }),
+);
+
+const DenoiseOptions = z.object({ outputFormat: z.enum(OUTPUT_FORMATS) });
+
+export const JOB_PAYLOADS = {
+  stem: { input: StemInput, options: SeparationOptions },
+  video: { input: VideoInput, options: SeparationOptions },
+  track: { input: TrackInput, options: SeparationOptions },
+  denoise: { input: DenoiseInput, options: DenoiseOptions },
+} as const satisfies Record<JobKind, { input: z.ZodType; options: z.ZodType }>;
+
+export type JobInputOf<K extends JobKind> = z.output<(typeof JOB_PAYLOADS)[K]['input']>;
+export type JobOptionsOf<K extends JobKind> = z.output<(typeof JOB_PAYLOADS)[K]['options']>;
+
+export type StemInput = JobInputOf<'stem'>;
+export type VideoJobInput = JobInputOf<'video'>;
+export type TrackJobInput = JobInputOf<'track'>;
+export type DenoiseInput = JobInputOf<'denoise'>;
+export type SeparationOptions = JobOptionsOf<'stem'>;
+export type DenoiseOptions = JobOptionsOf<'denoise'>;

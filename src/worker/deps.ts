@@ -1,0 +1,20 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import type { Db } from '../store/schema.ts';
+import type { BlobStore } from '../storage/blob-store.ts';
+import type { JobQueue } from '../queue/job-queue.ts';
+import type { Engines } from './engines.ts';
+
+/**
+ * What the workers may need from the composition root (`src/runtime.ts` satisfies it). Each
+ * function names the part it uses with `Pick<WorkerDeps, ...>`.
+ */
+export interface WorkerDeps {
+  config: Config;
+  db: Db;
+  store: BlobStore;
+  queue: JobQueue;
+  log: Logger;
+  /** The audio engines, created on first use. */
+  engines(): Engines;
+}
