@@ -44,8 +44,8 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
   const signer = new UrlSigner(secret);
   const store = createBlobStore(config.storage, { publicUrl: config.publicUrl, signer });
   const rateLimiter = createRateLimiter(config);
-  const queue = createQueue(config, handle.db);
   const log = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.apiKey', '*.secret'] });
+  const queue = createQueue(config, handle.db, log);
   let engines: Engines | undefined;
   return {
     config,

@@ -58,6 +58,7 @@ describe('scale-out deployment: API and worker processes over PostgreSQL, Redis 
     const url = new URL(TEST_POSTGRES_URL);
     url.pathname = `/${database}`;
     const common = {
+      STEMFORGE_MODE: 'scale-out',
       DATABASE_URL: url.toString(),
       REDIS_URL,
       REDIS_PREFIX: `sftest-${randomBytes(4).toString('hex')}`,

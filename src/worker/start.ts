@@ -9,6 +9,7 @@ import { mediaInferenceStage } from './media-inference-stage.ts';
 import { denoiseStage } from './denoise-pipeline.ts';
 import { startRetentionSweeper } from './retention.ts';
 import { startWebhookDispatcher } from '../webhooks/dispatcher.ts';
+import { safeError } from '../queue/log-swallowed.ts';
 
 export interface Workers {
   stop(): Promise<void>;
@@ -24,17 +25,12 @@ export const STAGE_HANDLERS: Record<string, StageHandler> = {
   'denoise:inference': (rt, ctx) => denoiseStage(rt, ctx),
 };
 
-export interface WorkerOptions {
-  /** Embedded mode: this process alone owns the database, so leases left by a previous run are released at once. */
-  embedded?: boolean;
-}
-
 /**
  * Starts the workers of this process: one pool per stage with its own concurrency (inference and
  * downloads never wait on each other), plus the retention sweeper. Fails at start-up when a job kind
  * in the catalog has no handler.
  */
-export async function startWorkers(rt: Runtime, opts: WorkerOptions = {}): Promise<Workers> {
+export async function startWorkers(rt: Runtime): Promise<Workers> {
   const missing = requiredHandlers().filter((h) => !STAGE_HANDLERS[h]);
   if (missing.length) throw new Error(`no worker handler for ${missing.join(', ')}`);
   const shutdown = new AbortController();
@@ -45,7 +41,11 @@ export async function startWorkers(rt: Runtime, opts: WorkerOptions = {}): Promi
     shutdown: shutdown.signal,
     log: (msg: string, extra?: Record<string, unknown>) => rt.log.info(extra ?? {}, msg),
   };
-  if (opts.embedded ?? !rt.config.redisUrl) await releaseOrphanedLeases(rt.db);
+  // Embedded: this is the one process running jobs on its database, so a PROCESSING job can only be
+  // a previous run's and is claimable at once. Scale-out: it may be another live worker's; leases
+  // left by a dead worker run out by themselves (30 s).
+  const scaleOut = rt.config.deployment.mode === 'scale-out';
+  if (!scaleOut) await releaseOrphanedLeases(rt.db);
 
   const concurrency: Record<Stage, number> = {
     inference: rt.config.workers.concurrency,
@@ -57,12 +57,12 @@ export async function startWorkers(rt: Runtime, opts: WorkerOptions = {}): Promi
   }
   // Scale-out: a message can be lost if a process dies between its commit and its enqueue; re-offer
   // runnable jobs now and then (the claim makes duplicates harmless). The database queue polls anyway.
-  const reoffer = rt.config.redisUrl
+  const reoffer = scaleOut
     ? setInterval(() => {
         for (const stage of stages) {
           listRunnableJobs(rt.db, kindsInStage(stage), stage, 50)
             .then((jobs) => Promise.all(jobs.map((job) => rt.queue.enqueue(job, stage))))
-            .catch(() => undefined);
+            .catch((err) => rt.log.warn({ error: safeError(err), stage }, 'could not re-offer runnable jobs'));
         }
       }, 30_000)
     : undefined;
