@@ -6,6 +6,8 @@ import type { CreateDenoiseJobRequest } from '../contract/denoise.ts';
 import { checkLimits, inputFromUpload } from './acquire-input.ts';
 import { insertHeldJob } from './insert-held-job.ts';
 import { estimateSeconds } from './estimate.ts';
+import { requireModel } from './require-model.ts';
+import { DENOISE_MODEL } from '../denoise/model-files.ts';
 
 /** What a denoise job stores in `input_json`: the measured values, and the client's declared ones for support. */
 export interface DenoiseInput {
@@ -27,6 +29,7 @@ export interface DenoiseOptions {
  * an error.
  */
 export async function createDenoiseJob(rt: Runtime, accountId: string, body: z.infer<typeof CreateDenoiseJobRequest>) {
+  await requireModel(rt.models, DENOISE_MODEL, 'Voice cleaning');
   const input = await inputFromUpload(rt, accountId, body.inputFilePath);
   const credits = checkLimits(rt, input);
   const now = new Date().toISOString();

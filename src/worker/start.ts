@@ -2,7 +2,8 @@ import type { Runtime } from '../runtime.ts';
 import { requiredHandlers, type Stage } from '../queue/job-catalog.ts';
 import { listRunnableJobs, releaseOrphanedLeases } from '../store/jobs.ts';
 import { kindsInStage } from '../queue/job-catalog.ts';
-import { runJobStage, type StageHandler } from './run-job.ts';
+import { runJobStage, workerId, type StageHandler } from './run-job.ts';
+import { startWorkerPresence } from './presence.ts';
 import { separateStage } from './stem-pipeline.ts';
 import { downloadStage } from './download-stage.ts';
 import { mediaInferenceStage } from './media-inference-stage.ts';
@@ -67,12 +68,16 @@ export async function startWorkers(rt: Runtime): Promise<Workers> {
       }, 30_000)
     : undefined;
   reoffer?.unref();
+  const presence = scaleOut
+    ? await startWorkerPresence({ db: rt.db, workerId, hasModel: (name) => rt.engines().hasModel(name), log: rt.log })
+    : undefined;
   const sweeper = startRetentionSweeper(rt);
   // Webhook deliveries have their own poller: a slow receiver never holds a job worker.
   const webhooks = startWebhookDispatcher(rt);
   return {
     async stop() {
       clearInterval(reoffer);
+      await presence?.stop();
       sweeper.stop();
       shutdown.abort();
       await webhooks.stop();
