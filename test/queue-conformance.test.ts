@@ -303,3 +303,37 @@ describe.each(ADAPTERS)('job queue conformance: $name', (adapter) => {
     expect(firstDownloadStart).toBeLessThan(lastInferenceEnd - 250);
   });
 });
+
+describe('queue adapters log the errors they survive', () => {
+  const capture = () => {
+    const lines: Array<Record<string, any>> = [];
+    const log = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    return { lines, log };
+  };
+
+  test('the database queue logs a failed poll (database gone) once, and keeps polling', async () => {
+    const { lines, log } = capture();
+    const database = await freshDatabase('sqlite');
+    await database.close();
+    const queue = new DbQueue(database.db, { pollMs: 20, log });
+    queue.consume('inference', 1, async () => undefined);
+    await until(() => lines.length > 0);
+    await sleep(200); // about ten more failed polls: the same message is not repeated
+    await queue.close();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: 40, component: 'db-queue' });
+    expect(lines[0]!.msg).toContain('could not list runnable jobs for stage inference');
+    expect(lines[0]!.error.message).toBeTruthy();
+  });
+
+  test('BullMQ logs an unreachable Redis without the password of its URL', async () => {
+    const { lines, log } = capture();
+    const queue = new BullQueue('redis://stemforge:hunter2-secret@127.0.0.1:9', { log });
+    await until(() => lines.length > 0);
+    await queue.close();
+    expect(lines[0]).toMatchObject({ level: 40, component: 'bullmq-queue' });
+    expect(lines[0]!.msg).toContain('Redis connection error');
+    expect(lines[0]!.error.code).toBe('ECONNREFUSED');
+    expect(JSON.stringify(lines)).not.toContain('hunter2');
+  });
+});

@@ -11,8 +11,6 @@ export interface BullQueueOptions {
   prefix?: string;
   /** Where the errors this adapter survives (Redis away, a handler that threw) are reported. */
   log?: Logger;
-  /** How long a worker holds a message before BullMQ treats the worker as dead and re-delivers it. */
-  lockDurationMs?: number;
 }
 
 /**
@@ -27,12 +25,10 @@ export class BullQueue implements JobQueue {
   private readonly queues = new Map<Stage, Queue>();
   private readonly workers: Worker[] = [];
   private readonly prefix: string;
-  private readonly lockDurationMs: number;
   private readonly report: (err: unknown, what: string) => void;
 
   constructor(redisUrl: string, options: BullQueueOptions = {}) {
     this.prefix = options.prefix ?? 'stemforge';
-    this.lockDurationMs = options.lockDurationMs ?? 60_000;
     this.report = swallowedErrorLog(options.log ?? pino({ level: 'silent' }), 'bullmq-queue');
     this.connection = new Redis(redisUrl, { maxRetriesPerRequest: null, lazyConnect: false });
     // ioredis reconnects by itself; without a listener an unreachable server would crash the process.
@@ -66,7 +62,7 @@ export class BullQueue implements JobQueue {
         connection: this.connection.duplicate(),
         prefix: this.prefix,
         concurrency,
-        lockDuration: this.lockDurationMs,
+        lockDuration: 60_000,
       },
     );
     worker.on('error', (err) => this.report(err, `BullMQ worker error on stage ${stage} (it retries)`));
