@@ -17,6 +17,7 @@ const optionalString = z
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
 
 const envSchema = z.object({
+  STEMFORGE_MODE: z.enum(['embedded', 'scale-out']).default('embedded'),
   PORT: int(0, 65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
   STEMFORGE_DATA_DIR: z.string().min(1).default('./data'),
@@ -65,7 +66,16 @@ const envSchema = z.object({
 
 export type Env = Record<string, string | undefined>;
 
+/**
+ * How the processes of a deployment share work. `embedded`: one process runs the API and the
+ * workers over its own database (SQLite by default; PostgreSQL is accepted for that one process),
+ * an in-process queue and in-memory rate-limit counters. `scale-out`: any number of API and worker
+ * processes share PostgreSQL, BullMQ on Redis, S3-compatible storage and one signing secret.
+ */
+export type Deployment = { mode: 'embedded' } | { mode: 'scale-out'; redisUrl: string };
+
 export interface Config {
+  deployment: Deployment;
   port: number;
   host: string;
   dataDir: string;
@@ -87,7 +97,6 @@ export interface Config {
   webhookTimeoutMs: number;
   workers: { concurrency: number; downloadConcurrency: number; maxAttempts: number | undefined; retryBaseMs: number };
   retentionSeconds: number;
-  redisUrl: string | undefined;
   /** Namespace of every Redis key (queues, rate-limit counters): deployments can share a Redis. */
   redisPrefix: string;
   storage:
@@ -132,8 +141,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (e.STORAGE === 's3' && !e.S3_BUCKET) {
     throw new ConfigError('invalid configuration: S3_BUCKET: required when STORAGE=s3');
   }
+  const deployment = parseDeployment(e, databaseUrl);
   const publicHost = e.HOST === '0.0.0.0' || e.HOST === '::' ? 'localhost' : e.HOST;
   return {
+    deployment,
     port: e.PORT,
     host: e.HOST,
     dataDir,
@@ -158,7 +169,6 @@ export function loadConfig(env: Env = process.env): Config {
       retryBaseMs: e.JOB_RETRY_BASE_MS,
     },
     retentionSeconds: Math.round(e.OUTPUT_RETENTION_HOURS * 3600),
-    redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,
     storage:
       e.STORAGE === 's3'
@@ -183,4 +193,34 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: e.LOG_LEVEL,
     bootstrapAccount: e.STEMFORGE_BOOTSTRAP_ACCOUNT,
   };
+}
+
+/**
+ * Checks that the settings form one coherent deployment, naming everything missing at once. The
+ * mode is never inferred from other variables: a forgotten REDIS_URL must not quietly turn a
+ * fleet of processes into several "embedded" ones that release each other's job leases.
+ */
+function parseDeployment(e: z.infer<typeof envSchema>, databaseUrl: string): Deployment {
+  if (e.STEMFORGE_MODE === 'embedded') {
+    if (e.REDIS_URL) {
+      throw new ConfigError(
+        'invalid configuration: REDIS_URL is set but STEMFORGE_MODE is embedded (the default), which uses no Redis: ' +
+          'set STEMFORGE_MODE=scale-out to run separate API and worker processes, or unset REDIS_URL',
+      );
+    }
+    return { mode: 'embedded' };
+  }
+  const missing: string[] = [];
+  if (!e.REDIS_URL) missing.push('REDIS_URL (the BullMQ queues and shared rate-limit counters)');
+  if (!databaseUrl.startsWith('postgres')) missing.push("DATABASE_URL=postgres://... (SQLite is one machine's file)");
+  if (e.STORAGE !== 's3') missing.push('STORAGE=s3 with S3_BUCKET (local disk is not shared between hosts)');
+  if (!e.STEMFORGE_SIGNING_SECRET) {
+    missing.push(
+      'STEMFORGE_SIGNING_SECRET (the same value on every process, so any API process accepts the URLs another signed)',
+    );
+  }
+  if (missing.length > 0 || !e.REDIS_URL) {
+    throw new ConfigError(`invalid configuration: STEMFORGE_MODE=scale-out needs ${missing.join('; ')}`);
+  }
+  return { mode: 'scale-out', redisUrl: e.REDIS_URL };
 }

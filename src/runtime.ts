@@ -12,6 +12,7 @@ import type { JobQueue } from './queue/job-queue.ts';
 import { createQueue } from './queue/create-queue.ts';
 import type { Engines } from './worker/engines.ts';
 import { createEngines } from './worker/create-engines.ts';
+import { localModels, workerModels, type ModelAvailability } from './models/availability.ts';
 
 /**
  * The composition root: the adapters chosen by config for each port. Built once per process and
@@ -25,6 +26,8 @@ export interface Runtime {
   signer: UrlSigner;
   rateLimiter: RateLimiter;
   queue: JobQueue;
+  /** Which optional models the processes that run jobs have (this one, or the live workers). */
+  models: ModelAvailability;
   log: Logger;
   /** The audio engines, created on first use (API-only processes never load a model). */
   engines(): Engines;
@@ -44,9 +47,14 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
   const signer = new UrlSigner(secret);
   const store = createBlobStore(config.storage, { publicUrl: config.publicUrl, signer });
   const rateLimiter = createRateLimiter(config);
-  const queue = createQueue(config, handle.db);
   const log = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.apiKey', '*.secret'] });
+  const queue = createQueue(config, handle.db, log);
   let engines: Engines | undefined;
+  const getEngines = () => (engines ??= (opts.engines ?? createEngines)(config));
+  const models =
+    config.deployment.mode === 'scale-out'
+      ? workerModels(handle.db)
+      : localModels((name) => getEngines().hasModel(name));
   return {
     config,
     db: handle.db,
@@ -56,7 +64,8 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     rateLimiter,
     queue,
     log,
-    engines: () => (engines ??= (opts.engines ?? createEngines)(config)),
+    models,
+    engines: getEngines,
     async close() {
       await queue.close();
       await engines?.close();

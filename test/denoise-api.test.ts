@@ -63,7 +63,8 @@ describe.each(['sqlite', 'postgres'] as const)(
           throw new Error('simulated denoise engine failure');
         },
         analyze: async () => ({ bpm: null, key: null }),
-        hasModel: () => false,
+        // Says it has DeepFilterNet3, so jobs are accepted and the failing engine is reached.
+        hasModel: (name) => name === 'dfn3',
         close: async () => undefined,
       });
       s = await startTestServer(

@@ -10,6 +10,7 @@ import { freePort } from './helpers/server.ts';
 import { sharedPath } from './helpers/shared.ts';
 import { startS3Server, type TestS3Server } from './helpers/s3-server.ts';
 import { TEST_POSTGRES_URL } from './helpers/db.ts';
+import { trimClip } from './helpers/denoise-clip.ts';
 
 const repo = resolve(import.meta.dirname, '..');
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -58,6 +59,7 @@ describe('scale-out deployment: API and worker processes over PostgreSQL, Redis 
     const url = new URL(TEST_POSTGRES_URL);
     url.pathname = `/${database}`;
     const common = {
+      STEMFORGE_MODE: 'scale-out',
       DATABASE_URL: url.toString(),
       REDIS_URL,
       REDIS_PREFIX: `sftest-${randomBytes(4).toString('hex')}`,
@@ -68,7 +70,6 @@ describe('scale-out deployment: API and worker processes over PostgreSQL, Redis 
       S3_ACCESS_KEY_ID: s3.accessKeyId,
       S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
       STEMFORGE_SIGNING_SECRET: randomBytes(32).toString('hex'),
-      STEMFORGE_MODELS_DIR: sharedPath('models'),
       RATE_LIMIT_PER_MINUTE: '100000',
       LOG_LEVEL: 'warn',
     };
@@ -77,12 +78,18 @@ describe('scale-out deployment: API and worker processes over PostgreSQL, Redis 
       dataDirs.push(d);
       return d;
     };
+    // The API host has no models at all: what it accepts must come from the worker's records.
+    const apiData = dir();
     api = await start(
       ['serve', '--no-workers'],
-      { ...common, PORT: String(port), STEMFORGE_DATA_DIR: dir() },
+      { ...common, PORT: String(port), STEMFORGE_DATA_DIR: apiData, STEMFORGE_MODELS_DIR: join(apiData, 'models') },
       'Stemforge listening',
     );
-    worker = await start(['worker'], { ...common, STEMFORGE_DATA_DIR: dir() }, 'Stemforge worker started');
+    worker = await start(
+      ['worker'],
+      { ...common, STEMFORGE_DATA_DIR: dir(), STEMFORGE_MODELS_DIR: sharedPath('models') },
+      'Stemforge worker started',
+    );
   });
 
   afterAll(async () => {
@@ -98,15 +105,37 @@ describe('scale-out deployment: API and worker processes over PostgreSQL, Redis 
     for (const d of dataDirs) await rm(d, { recursive: true, force: true });
   });
 
+  const call = (path: string, init: RequestInit & { json?: unknown } = {}) =>
+    fetch(`${base}${path}`, {
+      ...init,
+      headers: {
+        authorization: `Bearer ${/sk_live_[0-9A-Za-z]+/.exec(api.out())?.[0]}`,
+        ...(init.json ? { 'content-type': 'application/json' } : {}),
+      },
+      body: init.json ? JSON.stringify(init.json) : init.body,
+    });
+  const createDenoiseJob = async () => {
+    const clip = await trimClip(
+      sharedPath('audio', 'denoise', 'noisy_snr0.wav'),
+      join(dataDirs[0]!, `noisy-${randomBytes(3).toString('hex')}.wav`),
+      6,
+    );
+    const form = new FormData();
+    form.append('file', new Blob([await readFile(clip)]), 'interview.wav');
+    const uploaded: any = await (await call('/v1/files/upload', { method: 'POST', body: form })).json();
+    return call('/v1/denoise-jobs', {
+      method: 'POST',
+      json: {
+        inputFileName: 'interview.wav',
+        inputFilePath: uploaded.uploadKey,
+        inputFileSize: uploaded.fileSizeBytes,
+        durationSeconds: 6,
+      },
+    });
+  };
+
   test('a job created on the API process is separated by the worker process and downloads from S3', async () => {
-    const key = /sk_live_[0-9A-Za-z]+/.exec(api.out())?.[0];
-    expect(key).toBeTruthy();
-    const call = (path: string, init: RequestInit & { json?: unknown } = {}) =>
-      fetch(`${base}${path}`, {
-        ...init,
-        headers: { authorization: `Bearer ${key}`, ...(init.json ? { 'content-type': 'application/json' } : {}) },
-        body: init.json ? JSON.stringify(init.json) : init.body,
-      });
+    expect(/sk_live_[0-9A-Za-z]+/.exec(api.out())?.[0]).toBeTruthy();
     const grant: any = await (await call('/v1/upload', { method: 'POST', json: { filename: 'falcon.wav' } })).json();
     const put = await fetch(grant.uploadUrl, {
       method: 'PUT',
@@ -135,5 +164,38 @@ describe('scale-out deployment: API and worker processes over PostgreSQL, Redis 
     const bytes = Buffer.from(await res.arrayBuffer());
     expect(bytes.subarray(0, 4).toString()).toBe('RIFF');
     expect(bytes.length).toBeGreaterThan(6 * 44_100 * 4 * 0.9);
+  });
+
+  test('models come from the live workers: voice cleaning is accepted (the worker has dfn3, the API host nothing), SIX_STEMS is refused', async () => {
+    const res = await createDenoiseJob();
+    expect(res.status).toBe(200);
+    const created: any = await res.json();
+    let job: any;
+    for (let i = 0; i < 240; i++) {
+      job = await (await call(`/v1/denoise-jobs/${created.jobId}`)).json();
+      if (job.status === 'COMPLETED' || job.status === 'FAILED') break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(job.status).toBe('COMPLETED');
+
+    const grant: any = await (await call('/v1/upload', { method: 'POST', json: { filename: 'falcon.wav' } })).json();
+    const six = await call('/v1/jobs', {
+      method: 'POST',
+      json: { uploadKey: grant.uploadKey, outputType: 'SIX_STEMS', quality: 'BEST' },
+    });
+    expect(six.status).toBe(400);
+    const { error }: any = await six.json();
+    expect(error.code).toBe('MODEL_NOT_INSTALLED');
+    expect(error.message).toContain('not installed on any running worker');
+  });
+
+  test('a stopped worker takes its models with it: voice cleaning is then refused', async () => {
+    worker.child.kill('SIGTERM');
+    await new Promise((r) => worker.child.once('exit', r));
+    const res = await createDenoiseJob();
+    expect(res.status).toBe(400);
+    const { error }: any = await res.json();
+    expect(error.code).toBe('MODEL_NOT_INSTALLED');
+    expect(error.message).toContain("'dfn3'");
   });
 });

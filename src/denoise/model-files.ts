@@ -2,6 +2,9 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
+/** The registry name of the DeepFilterNet3 model (voice cleaning, `denoiseVocals`). */
+export const DENOISE_MODEL = 'dfn3';
+
 /**
  * The DeepFilterNet3 ONNX export (upstream `DeepFilterNet3_onnx.tar.gz`: enc.onnx, erb_dec.onnx,
  * df_dec.onnx, config.ini). The sha256 of every file is pinned here so a truncated download or a

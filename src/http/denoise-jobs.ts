@@ -34,6 +34,7 @@ export function denoiseJobRoutes(rt: Runtime) {
         'FILE_TOO_LARGE',
         'AUDIO_TOO_LONG',
         'AUDIO_TOO_SHORT',
+        'MODEL_NOT_INSTALLED',
         'INSUFFICIENT_CREDITS',
       ],
       handler: ({ body, auth }) => createDenoiseJob(rt, auth.accountId, body),

@@ -6,6 +6,8 @@ import type { CreateDenoiseJobRequest } from '../contract/denoise.ts';
 import { checkLimits, inputFromUpload } from './acquire-input.ts';
 import { insertHeldJob } from './insert-held-job.ts';
 import { estimateSeconds } from './estimate.ts';
+import { requireModel } from './require-model.ts';
+import { DENOISE_MODEL } from '../denoise/model-files.ts';
 import type { DenoiseInput, DenoiseOptions } from './payloads.ts';
 
 /**
@@ -16,10 +18,11 @@ import type { DenoiseInput, DenoiseOptions } from './payloads.ts';
  * an error.
  */
 export async function createDenoiseJob(
-  deps: Pick<JobDeps, 'config' | 'db' | 'queue' | 'log'>,
+  deps: Pick<JobDeps, 'config' | 'db' | 'queue' | 'log' | 'models'>,
   accountId: string,
   body: z.infer<typeof CreateDenoiseJobRequest>,
 ) {
+  await requireModel(deps.models, DENOISE_MODEL, 'Voice cleaning');
   const input = await inputFromUpload(deps, accountId, body.inputFilePath);
   const credits = checkLimits(deps, input);
   const now = new Date().toISOString();

@@ -7,6 +7,9 @@ import { checkLimits, inputFromUpload, inputFromUrl } from './acquire-input.ts';
 import { insertHeldJob } from './insert-held-job.ts';
 import { estimateSeconds } from './estimate.ts';
 import { SIX_STEM_MODEL } from '../separation/stems.ts';
+import { STEMS_BY_OUTPUT_TYPE } from '../domain/job-state.ts';
+import { DENOISE_MODEL } from '../denoise/model-files.ts';
+import { requireModel } from './require-model.ts';
 
 /**
  * POST /jobs: validates the request, resolves and measures the input, then holds the credits and
@@ -22,13 +25,10 @@ export async function createStemJob(deps: JobDeps, accountId: string, body: z.in
         field: 'quality',
       });
     }
-    if (!deps.engines().hasModel(SIX_STEM_MODEL)) {
-      throw new ApiError(
-        'MODEL_NOT_INSTALLED',
-        `SIX_STEMS needs the '${SIX_STEM_MODEL}' model, which is not installed on this server. An operator can add it with: npx stemforge models pull ${SIX_STEM_MODEL} --url <URL> --sha256 <HEX>.`,
-        { model: SIX_STEM_MODEL },
-      );
-    }
+    await requireModel(deps.models, SIX_STEM_MODEL, 'SIX_STEMS');
+  }
+  if (body.denoiseVocals && (STEMS_BY_OUTPUT_TYPE[body.outputType] as readonly string[]).includes('vocals')) {
+    await requireModel(deps.models, DENOISE_MODEL, 'denoiseVocals');
   }
   const input = body.uploadKey
     ? await inputFromUpload(deps, accountId, body.uploadKey)

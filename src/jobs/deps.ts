@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import type { Db } from '../store/schema.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import type { JobQueue } from '../queue/job-queue.ts';
+import type { ModelAvailability } from '../models/availability.ts';
 
 /**
  * What creating a job may need from the composition root (`src/runtime.ts` satisfies it). Each
@@ -15,6 +16,6 @@ export interface JobDeps {
   store: BlobStore;
   queue: JobQueue;
   log: Logger;
-  /** Whether this deployment can run a model (gates six stems). */
-  engines(): { hasModel(name: string): boolean };
+  /** Which optional models the processes that run jobs have (gates six stems and voice cleaning). */
+  models: ModelAvailability;
 }

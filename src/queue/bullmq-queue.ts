@@ -1,8 +1,17 @@
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
+import { pino, type Logger } from 'pino';
 import type { JobKind } from '../store/schema.ts';
 import type { Stage } from './job-catalog.ts';
 import type { JobQueue } from './job-queue.ts';
+import { swallowedErrorLog } from './log-swallowed.ts';
+
+export interface BullQueueOptions {
+  /** Namespace of the queues' Redis keys. */
+  prefix?: string;
+  /** Where the errors this adapter survives (Redis away, a handler that threw) are reported. */
+  log?: Logger;
+}
 
 /**
  * Scale-out queue adapter: BullMQ on Redis, one queue per stage, so API processes enqueue and
@@ -15,14 +24,15 @@ export class BullQueue implements JobQueue {
   private readonly connection: Redis;
   private readonly queues = new Map<Stage, Queue>();
   private readonly workers: Worker[] = [];
+  private readonly prefix: string;
+  private readonly report: (err: unknown, what: string) => void;
 
-  constructor(
-    redisUrl: string,
-    private readonly prefix = 'stemforge',
-  ) {
+  constructor(redisUrl: string, options: BullQueueOptions = {}) {
+    this.prefix = options.prefix ?? 'stemforge';
+    this.report = swallowedErrorLog(options.log ?? pino({ level: 'silent' }), 'bullmq-queue');
     this.connection = new Redis(redisUrl, { maxRetriesPerRequest: null, lazyConnect: false });
     // ioredis reconnects by itself; without a listener an unreachable server would crash the process.
-    this.connection.on('error', () => undefined);
+    this.connection.on('error', (err) => this.report(err, 'Redis connection error (the queue reconnects)'));
   }
 
   private queue(stage: Stage): Queue {
@@ -48,9 +58,21 @@ export class BullQueue implements JobQueue {
       async (message) => {
         await run((message.data as { jobId: string }).jobId);
       },
-      { connection: this.connection.duplicate(), prefix: this.prefix, concurrency, lockDuration: 60_000 },
+      {
+        connection: this.connection.duplicate(),
+        prefix: this.prefix,
+        concurrency,
+        lockDuration: 60_000,
+      },
     );
-    worker.on('error', () => undefined);
+    worker.on('error', (err) => this.report(err, `BullMQ worker error on stage ${stage} (it retries)`));
+    // The runner handles a job's own failures; what reaches BullMQ is the runner failing to record one.
+    worker.on('failed', (message, err) =>
+      this.report(
+        err,
+        `job ${(message?.data as { jobId?: string } | undefined)?.jobId ?? '?'} message failed at stage ${stage}`,
+      ),
+    );
     this.workers.push(worker);
   }
 

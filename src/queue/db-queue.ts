@@ -2,6 +2,15 @@ import type { Db, JobKind } from '../store/schema.ts';
 import { listRunnableJobs } from '../store/jobs.ts';
 import { kindsInStage, type Stage } from './job-catalog.ts';
 import type { JobQueue } from './job-queue.ts';
+import { pino, type Logger } from 'pino';
+import { swallowedErrorLog } from './log-swallowed.ts';
+
+export interface DbQueueOptions {
+  /** How often each stage's pool looks for runnable jobs when nothing woke it. */
+  pollMs?: number;
+  /** Where the errors this adapter survives (database briefly away, a handler that threw) are reported. */
+  log?: Logger;
+}
 
 /**
  * Embedded queue adapter: workers poll the database for runnable jobs (and are woken at once by
@@ -11,11 +20,16 @@ import type { JobQueue } from './job-queue.ts';
 export class DbQueue implements JobQueue {
   private readonly pools: Array<{ stop: () => Promise<void>; wake: () => void; stage: Stage }> = [];
   private closed = false;
+  private readonly pollMs: number;
+  private readonly report: (err: unknown, what: string) => void;
 
   constructor(
     private readonly db: Db,
-    private readonly pollMs = 1000,
-  ) {}
+    options: DbQueueOptions = {},
+  ) {
+    this.pollMs = options.pollMs ?? 1000;
+    this.report = swallowedErrorLog(options.log ?? pino({ level: 'silent' }), 'db-queue');
+  }
 
   async enqueue(_job: { id: string; kind: JobKind }, stage: Stage, delayMs = 0): Promise<void> {
     const wake = () => {
@@ -51,7 +65,7 @@ export class DbQueue implements JobQueue {
             if (running.has(id)) continue;
             running.add(id);
             const p = run(id)
-              .catch(() => undefined)
+              .catch((err) => this.report(err, `job ${id} handler failed at stage ${stage}`))
               .finally(() => {
                 running.delete(id);
                 inFlight.delete(p);
@@ -60,8 +74,9 @@ export class DbQueue implements JobQueue {
             inFlight.add(p);
           }
         } while (rescan && !this.closed);
-      } catch {
+      } catch (err) {
         // Database briefly unavailable: the next poll tries again.
+        this.report(err, `could not list runnable jobs for stage ${stage} (the next poll retries)`);
       } finally {
         scanning = false;
       }

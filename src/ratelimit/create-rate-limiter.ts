@@ -3,9 +3,9 @@ import { MemoryRateLimiter } from './memory-rate-limiter.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import { RedisRateLimiter } from './redis-rate-limiter.ts';
 
-/** Redis counters when `redisUrl` is set (several API processes share them), else in memory. */
-export function createRateLimiter(config: Pick<Config, 'redisUrl'> & { redisPrefix?: string }): RateLimiter {
-  return config.redisUrl
-    ? RedisRateLimiter.fromUrl(config.redisUrl, { prefix: `${config.redisPrefix ?? 'stemforge'}:rl:` })
+/** Scale-out: Redis counters shared by every API process. Embedded: counters in memory. */
+export function createRateLimiter(config: Pick<Config, 'deployment'> & { redisPrefix?: string }): RateLimiter {
+  return config.deployment.mode === 'scale-out'
+    ? RedisRateLimiter.fromUrl(config.deployment.redisUrl, { prefix: `${config.redisPrefix ?? 'stemforge'}:rl:` })
     : new MemoryRateLimiter();
 }

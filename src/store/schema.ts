@@ -120,7 +120,15 @@ export interface WebhookDeliveriesTable {
   error: string | null;
 }
 
+/** One row per model a worker process has; refreshed by the worker's heartbeat. */
+export interface WorkerModelsTable {
+  worker_id: string;
+  model: string;
+  last_seen_at: string;
+}
+
 export interface Database {
+  worker_models: WorkerModelsTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   jobs: JobsTable;

@@ -2,13 +2,15 @@ import type { WorkerDeps } from './deps.ts';
 import { STAGES, stageTypes, type Stage, type StageType } from '../queue/job-catalog.ts';
 import { listRunnableJobs, releaseOrphanedLeases } from '../store/jobs.ts';
 import { kindsInStage } from '../queue/job-catalog.ts';
-import { runJobStage, type StageHandler } from './run-job.ts';
+import { runJobStage, workerId, type StageHandler } from './run-job.ts';
+import { startWorkerPresence } from './presence.ts';
 import { separateStage } from './stem-pipeline.ts';
 import { downloadStage } from './download-stage.ts';
 import { mediaInferenceStage } from './media-inference-stage.ts';
 import { denoiseStage } from './denoise-pipeline.ts';
 import { startRetentionSweeper } from './retention.ts';
 import { startWebhookDispatcher } from '../webhooks/dispatcher.ts';
+import { safeError } from '../queue/log-swallowed.ts';
 
 export interface Workers {
   stop(): Promise<void>;
@@ -24,17 +26,12 @@ export const STAGE_HANDLERS: Record<StageType, StageHandler> = {
   'denoise:inference': (deps, ctx) => denoiseStage(deps, ctx),
 };
 
-export interface WorkerOptions {
-  /** Embedded mode: this process alone owns the database, so leases left by a previous run are released at once. */
-  embedded?: boolean;
-}
-
 /**
  * Starts the workers of this process: one pool per stage with its own concurrency (inference and
  * downloads never wait on each other), plus the retention sweeper. Fails at start-up when a job kind
  * in the catalog has no handler.
  */
-export async function startWorkers(deps: WorkerDeps, opts: WorkerOptions = {}): Promise<Workers> {
+export async function startWorkers(deps: WorkerDeps): Promise<Workers> {
   const missing = stageTypes().filter((h) => typeof STAGE_HANDLERS[h] !== 'function');
   if (missing.length) throw new Error(`no worker handler for ${missing.join(', ')}`);
   const shutdown = new AbortController();
@@ -44,7 +41,11 @@ export async function startWorkers(deps: WorkerDeps, opts: WorkerOptions = {}): 
     shutdown: shutdown.signal,
     log: (msg: string, extra?: Record<string, unknown>) => deps.log.info(extra ?? {}, msg),
   };
-  if (opts.embedded ?? !deps.config.redisUrl) await releaseOrphanedLeases(deps.db);
+  // Embedded: this is the one process running jobs on its database, so a PROCESSING job can only be
+  // a previous run's and is claimable at once. Scale-out: it may be another live worker's; leases
+  // left by a dead worker run out by themselves (30 s).
+  const scaleOut = deps.config.deployment.mode === 'scale-out';
+  if (!scaleOut) await releaseOrphanedLeases(deps.db);
 
   const concurrency: Record<Stage, number> = {
     inference: deps.config.workers.concurrency,
@@ -56,22 +57,31 @@ export async function startWorkers(deps: WorkerDeps, opts: WorkerOptions = {}): 
   }
   // Scale-out: a message can be lost if a process dies between its commit and its enqueue; re-offer
   // runnable jobs now and then (the claim makes duplicates harmless). The database queue polls anyway.
-  const reoffer = deps.config.redisUrl
+  const reoffer = scaleOut
     ? setInterval(() => {
         for (const stage of stages) {
           listRunnableJobs(deps.db, kindsInStage(stage), stage, 50)
             .then((jobs) => Promise.all(jobs.map((job) => deps.queue.enqueue(job, stage))))
-            .catch(() => undefined);
+            .catch((err) => deps.log.warn({ error: safeError(err), stage }, 'could not re-offer runnable jobs'));
         }
       }, 30_000)
     : undefined;
   reoffer?.unref();
+  const presence = scaleOut
+    ? await startWorkerPresence({
+        db: deps.db,
+        workerId,
+        hasModel: (name) => deps.engines().hasModel(name),
+        log: deps.log,
+      })
+    : undefined;
   const sweeper = startRetentionSweeper(deps);
   // Webhook deliveries have their own poller: a slow receiver never holds a job worker.
   const webhooks = startWebhookDispatcher(deps);
   return {
     async stop() {
       clearInterval(reoffer);
+      await presence?.stop();
       sweeper.stop();
       shutdown.abort();
       await webhooks.stop();

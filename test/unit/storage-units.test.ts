@@ -165,9 +165,9 @@ describe('createBlobStore', () => {
 });
 
 describe('createRateLimiter', () => {
-  it('uses memory without REDIS_URL and Redis with it', async () => {
-    expect(createRateLimiter({ redisUrl: undefined })).toBeInstanceOf(MemoryRateLimiter);
-    const redis = createRateLimiter({ redisUrl: 'redis://127.0.0.1:6379' });
+  it('uses memory when embedded and Redis in scale-out', async () => {
+    expect(createRateLimiter({ deployment: { mode: 'embedded' } })).toBeInstanceOf(MemoryRateLimiter);
+    const redis = createRateLimiter({ deployment: { mode: 'scale-out', redisUrl: 'redis://127.0.0.1:6379' } });
     expect(redis).toBeInstanceOf(RedisRateLimiter);
     await redis.close();
   });

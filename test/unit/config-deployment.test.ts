@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import { safeError } from '../../src/queue/log-swallowed.ts';
+
+const SCALE_OUT = {
+  STEMFORGE_MODE: 'scale-out',
+  DATABASE_URL: 'postgres://stemforge:pw@db/stemforge',
+  REDIS_URL: 'redis://redis:6379',
+  STORAGE: 's3',
+  S3_BUCKET: 'stems',
+  STEMFORGE_SIGNING_SECRET: 'x'.repeat(32),
+};
+
+const refusal = (env: Record<string, string>) => {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as Error).message;
+  }
+  throw new Error('the configuration was accepted');
+};
+
+describe('deployment mode (STEMFORGE_MODE)', () => {
+  it('is embedded with no configuration, on SQLite', () => {
+    const c = loadConfig({});
+    expect(c.deployment).toEqual({ mode: 'embedded' });
+    expect(c.databaseUrl.startsWith('sqlite:')).toBe(true);
+  });
+
+  it('accepts PostgreSQL for the one embedded process', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@h/d' }).deployment).toEqual({ mode: 'embedded' });
+  });
+
+  it('refuses REDIS_URL in embedded mode instead of guessing scale-out', () => {
+    const msg = refusal({ REDIS_URL: 'redis://127.0.0.1:6379' });
+    expect(msg).toContain('REDIS_URL');
+    expect(msg).toContain('STEMFORGE_MODE=scale-out');
+  });
+
+  it('accepts a complete scale-out deployment', () => {
+    expect(loadConfig(SCALE_OUT).deployment).toEqual({ mode: 'scale-out', redisUrl: 'redis://redis:6379' });
+  });
+
+  it('names every missing piece of a scale-out deployment at once', () => {
+    const msg = refusal({ STEMFORGE_MODE: 'scale-out' });
+    for (const name of ['REDIS_URL', 'DATABASE_URL=postgres://', 'STORAGE=s3', 'STEMFORGE_SIGNING_SECRET']) {
+      expect(msg).toContain(name);
+    }
+  });
+
+  it.each([
+    ['REDIS_URL', { REDIS_URL: '' }],
+    ['DATABASE_URL', { DATABASE_URL: 'sqlite:/tmp/x.db' }],
+    ['STORAGE=s3', { STORAGE: 'disk' }],
+    ['STEMFORGE_SIGNING_SECRET', { STEMFORGE_SIGNING_SECRET: '' }],
+  ])('refuses scale-out without %s, naming only it', (name, change) => {
+    const msg = refusal({ ...SCALE_OUT, ...change });
+    expect(msg).toContain(name);
+    const others = ['REDIS_URL (', 'DATABASE_URL=', 'STORAGE=s3', 'STEMFORGE_SIGNING_SECRET ('].filter(
+      (n) => !n.startsWith(name),
+    );
+    for (const other of others) expect(msg).not.toContain(other);
+    // Never echoes a credential it was given.
+    expect(msg).not.toContain(':pw@');
+  });
+
+  it('refuses an unknown mode, naming the variable', () => {
+    expect(refusal({ STEMFORGE_MODE: 'cluster' })).toContain('STEMFORGE_MODE');
+  });
+});
+
+describe('safeError (what queue adapters log)', () => {
+  it('keeps the message and code but never a password in a URL', () => {
+    const err = Object.assign(new Error('connect to redis://default:hunter2@10.0.0.5:6379 failed'), {
+      code: 'ECONNREFUSED',
+    });
+    expect(safeError(err)).toEqual({ message: 'connect to redis://***@10.0.0.5:6379 failed', code: 'ECONNREFUSED' });
+    expect(safeError('plain')).toEqual({ message: 'plain' });
+  });
+});
