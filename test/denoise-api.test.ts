@@ -219,6 +219,8 @@ describe.each(['sqlite', 'postgres'] as const)(
         completedAt: null,
         expiresAt: null,
         errorMessage: null,
+        progressPhase: 'queued',
+        errorDetails: null,
       });
       // Not completed yet: the download route says so.
       const early = await s.api(`${s.base}/api/files/download-denoise/${body.jobId}`, { key: user.key });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JOB_STATUSES, OUTPUT_FORMATS, OUTPUT_TYPES, QUALITIES } from '../domain/vocabulary.ts';
+import { JOB_STATUSES, OUTPUT_FORMATS, OUTPUT_TYPES, PROGRESS_PHASES, QUALITIES } from '../domain/vocabulary.ts';
 
 /** Shapes shared by several resources. Every schema here is the contract (API.md). */
 export const JobStatus = z.enum(JOB_STATUSES);
@@ -39,3 +39,44 @@ export const OffsetListQuery = z.object({
 });
 
 export const IdParams = z.object({ id: z.string().min(1).max(100) });
+
+/**
+ * Fields the hosted service's responses carry besides the contract's, which its clients read when
+ * present: what the job is doing now, and a failed job's error as a code and a message safe to show.
+ */
+export const progressFields = {
+  progressPhase: z.enum(PROGRESS_PHASES).meta({
+    description:
+      'queued, downloading, loading_model, separating, cleaning, encoding, analysing, uploading, then completed, failed or expired.',
+  }),
+  errorDetails: z
+    .object({ code: z.string(), message: z.string() })
+    .nullable()
+    .meta({ description: 'Set when the job FAILED: a stable code and the same message as errorMessage.' }),
+};
+
+/** Custom metadata is echoed in responses and webhooks: bounded to 4 KB of JSON. */
+export const MAX_METADATA_BYTES = 4096;
+
+export const Metadata = z
+  .record(z.string(), z.unknown())
+  .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= MAX_METADATA_BYTES, {
+    message: `must be at most ${MAX_METADATA_BYTES} bytes of JSON`,
+  });
+
+/**
+ * A job's own webhook (`callbackUrl`, as the hosted service's clients send it): the job's
+ * `job.completed` or `job.failed` event is delivered there once, signed with `callbackSecret`
+ * (returned by the create call), through the same outbox and address guard as webhooks.
+ */
+export const CallbackUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+  .max(2048)
+  .meta({ description: "Receives this job's job.completed or job.failed event, signed with callbackSecret." });
+
+export const callbackCreated = {
+  callbackSecret: z
+    .string()
+    .optional()
+    .meta({ description: 'Signs the callbackUrl delivery (X-Webhook-Signature); present only with a callbackUrl.' }),
+};

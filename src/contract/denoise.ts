@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JobStatus, OutputFormat, Timestamp } from './common.ts';
+import { JobStatus, OutputFormat, progressFields, Timestamp } from './common.ts';
 
 /**
  * POST /denoise-jobs (API.md "Denoise jobs"). The declared size and duration are required by the
@@ -12,6 +12,11 @@ export const CreateDenoiseJobRequest = z.object({
   inputFileSize: z.number().int().min(0),
   durationSeconds: z.number().int().min(0),
   outputFormat: OutputFormat.default('MP3'),
+  /** Denoise jobs emit no events (docs/webhooks.md), so a callback could never be called: refused, not ignored. */
+  callbackUrl: z
+    .never({ error: 'denoise jobs send no events; poll GET /denoise-jobs/{id} instead' })
+    .optional()
+    .meta({ description: 'Not supported: denoise jobs emit no events. Sending it answers 400.' }),
 });
 
 export const DenoiseJobCreated = z
@@ -47,6 +52,7 @@ export const DenoiseJob = z
     completedAt: Timestamp.nullable(),
     expiresAt: Timestamp.nullable(),
     errorMessage: z.string().nullable(),
+    ...progressFields,
   })
   .meta({ id: 'DenoiseJob' });
 

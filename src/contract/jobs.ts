@@ -7,11 +7,12 @@ import {
   Outputs,
   OutputType,
   Quality,
+  CallbackUrl,
+  callbackCreated,
+  Metadata,
+  progressFields,
   Timestamp,
 } from './common.ts';
-
-/** Custom metadata is echoed in responses and webhooks: bounded to 4 KB of JSON. */
-export const MAX_METADATA_BYTES = 4096;
 
 export const CreateJobRequest = z.object({
   uploadKey: z.string().min(1).max(200).optional(),
@@ -20,13 +21,9 @@ export const CreateJobRequest = z.object({
   outputType: OutputType.default('BOTH'),
   quality: Quality.default('BEST'),
   outputFormat: OutputFormat.default('MP3'),
-  metadata: z
-    .record(z.string(), z.unknown())
-    .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= MAX_METADATA_BYTES, {
-      message: `must be at most ${MAX_METADATA_BYTES} bytes of JSON`,
-    })
-    .optional(),
+  metadata: Metadata.optional(),
   denoiseVocals: z.boolean().default(false),
+  callbackUrl: CallbackUrl.optional(),
 });
 
 export const JobInput = z.object({
@@ -48,6 +45,7 @@ export const JobCreated = z
     options: JobOptions,
     outputs: Outputs,
     metadata: z.record(z.string(), z.unknown()).nullable(),
+    ...callbackCreated,
   })
   .meta({ id: 'JobCreated' });
 
@@ -65,6 +63,7 @@ export const JobDetail = z
     outputs: Outputs,
     creditsCharged: z.number().int(),
     errorMessage: z.string().nullable(),
+    ...progressFields,
     expiresAt: Timestamp.nullable(),
     metadata: z.record(z.string(), z.unknown()).nullable(),
   })

@@ -1,5 +1,15 @@
 import { z } from 'zod';
-import { AudioMetadata, JobStatus, OffsetPagination, Outputs, Timestamp } from './common.ts';
+import {
+  AudioMetadata,
+  CallbackUrl,
+  callbackCreated,
+  JobStatus,
+  Metadata,
+  OffsetPagination,
+  Outputs,
+  progressFields,
+  Timestamp,
+} from './common.ts';
 
 export const CreateTrackJobRequest = z.object({
   trackUrl: z.string().min(1).max(2048).meta({
@@ -11,6 +21,13 @@ export const CreateTrackJobRequest = z.object({
     .max(4096)
     .optional()
     .meta({ description: 'Accepted for compatibility with other clients and ignored.' }),
+  metadata: Metadata.optional(),
+  callbackUrl: CallbackUrl.optional(),
+});
+
+/** `/soundcloud-jobs` (the hosted service's name for this resource): `soundcloudUrl` instead of `trackUrl`. */
+export const CreateSoundcloudJobRequest = CreateTrackJobRequest.omit({ trackUrl: true }).extend({
+  soundcloudUrl: CreateTrackJobRequest.shape.trackUrl,
 });
 
 const trackFields = {
@@ -24,6 +41,8 @@ const trackFields = {
   trackDurationEstimated: z.boolean(),
   trackArtwork: z.string(),
   artistName: z.string(),
+  /** The track page the audio comes from (the hosted service's field name). */
+  soundcloudUrl: z.string(),
   creditsRequired: z.number().int().nullable(),
   createdAt: Timestamp,
 };
@@ -33,6 +52,9 @@ export const TrackJobCreated = z
     ...trackFields,
     /** The stem names the job will produce; `fullAudio` is always added to the completed outputs. */
     outputs: z.array(z.string()),
+    /** What the client should know about this job's output and billing. */
+    note: z.string(),
+    ...callbackCreated,
   })
   .meta({ id: 'TrackJobCreated' });
 
@@ -46,6 +68,8 @@ export const TrackJobDetail = z
     /** Null until the job is settled (COMPLETED: the reconciled charge; FAILED: 0). */
     creditsCharged: z.number().int().nullable(),
     errorMessage: z.string().nullable(),
+    ...progressFields,
+    metadata: z.record(z.string(), z.unknown()).nullable(),
   })
   .meta({ id: 'TrackJobDetail' });
 

@@ -1,11 +1,15 @@
 import { z } from 'zod';
 import {
   AudioMetadata,
+  CallbackUrl,
+  callbackCreated,
   JobStatus,
+  Metadata,
   OffsetPagination,
   OutputFormat,
   Outputs,
   OutputType,
+  progressFields,
   Quality,
   Timestamp,
 } from './common.ts';
@@ -35,6 +39,13 @@ export const CreateVideoJobRequest = z.object({
     }),
   quality: Quality.default('BEST'),
   outputFormat: OutputFormat.default('MP3'),
+  metadata: Metadata.optional(),
+  callbackUrl: CallbackUrl.optional(),
+});
+
+/** `/youtube-jobs` (the hosted service's name for this resource): `youtubeUrl` instead of `videoUrl`. */
+export const CreateYoutubeJobRequest = CreateVideoJobRequest.omit({ videoUrl: true }).extend({
+  youtubeUrl: CreateVideoJobRequest.shape.videoUrl,
 });
 
 const videoFields = {
@@ -45,6 +56,8 @@ const videoFields = {
   videoDuration: z.number().int(),
   videoThumbnail: z.string(),
   channelName: z.string(),
+  /** The canonical watch address (the hosted service's field name). */
+  youtubeUrl: z.string(),
   creditsRequired: z.number().int(),
   createdAt: Timestamp,
 };
@@ -54,6 +67,7 @@ export const VideoJobCreated = z
     ...videoFields,
     /** The stem names the job will produce; `fullAudio` is always added to the completed outputs. */
     outputs: z.array(z.string()),
+    ...callbackCreated,
   })
   .meta({ id: 'VideoJobCreated' });
 
@@ -66,7 +80,9 @@ export const VideoJobDetail = z
     outputs: Outputs,
     creditsCharged: z.number().int(),
     errorMessage: z.string().nullable(),
+    ...progressFields,
     options: z.object({ outputType: OutputType, quality: Quality, outputFormat: OutputFormat }),
+    metadata: z.record(z.string(), z.unknown()).nullable(),
   })
   .meta({ id: 'VideoJobDetail' });
 

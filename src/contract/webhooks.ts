@@ -98,7 +98,7 @@ export const WebhookPayload = z
       .object({
         jobId: z.string(),
         status: JobStatus,
-        type: z.enum(['video', 'track']).optional(),
+        type: z.enum(['video', 'youtube', 'track', 'soundcloud']).optional(),
         input: z.union([StemPayloadInput, VideoPayloadInput, TrackPayloadInput]),
         options: z.object({ outputType: OutputType, quality: Quality, outputFormat: OutputFormat }).strict(),
         outputs: Outputs,

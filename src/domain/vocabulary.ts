@@ -27,3 +27,23 @@ export type QualityValue = (typeof QUALITIES)[number];
 
 export const OUTPUT_FORMATS = ['MP3', 'WAV', 'FLAC'] as const;
 export type OutputFormatValue = (typeof OUTPUT_FORMATS)[number];
+
+/**
+ * What a job is doing, next to its `progress` (`progressPhase` in responses). A job moves through
+ * them in this order, skipping those that do not apply (denoise jobs never separate; stem jobs
+ * never download from a site).
+ */
+export const PROGRESS_PHASES = [
+  'queued',
+  'downloading',
+  'loading_model',
+  'separating',
+  'cleaning',
+  'encoding',
+  'analysing',
+  'uploading',
+  'completed',
+  'failed',
+  'expired',
+] as const;
+export type ProgressPhase = (typeof PROGRESS_PHASES)[number];

@@ -20,6 +20,11 @@ import { registerDocsAssets } from './docs-page.ts';
 
 export const API_VERSION = '1.0.0';
 
+/** `/api/v1/...` -> `/v1/...`; every other path is left as it is. */
+export function hostedBasePath(url: string): string {
+  return url === '/api/v1' || url.startsWith('/api/v1/') || url.startsWith('/api/v1?') ? url.slice(4) : url;
+}
+
 export interface AppOptions {
   /** Route groups added by later capabilities (jobs, webhooks, ...), registered like the core ones. */
   extraRoutes?: Array<(rt: Runtime) => AnyRoute[]>;
@@ -49,6 +54,9 @@ export function buildApp(rt: Runtime, opts: AppOptions = {}): FastifyInstance {
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
     },
     requestIdHeader: false,
+    // The hosted service's base path is /api/v1: the same routes answer there (one route table;
+    // signed upload and download URLs too), so a client that hard-codes it needs only the host.
+    rewriteUrl: (req) => hostedBasePath(req.url ?? '/'),
     bodyLimit: 1024 * 1024,
     trustProxy: true,
   });

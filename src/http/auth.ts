@@ -16,6 +16,7 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     auth?: 'apiKey' | 'none';
+    rateBucket?: 'poll';
   }
 }
 
@@ -26,6 +27,9 @@ export interface AuthDeps {
 }
 
 const TOUCH_INTERVAL_MS = 60_000;
+
+/** Job reads (`rateBucket: 'poll'`) have their own budget of this many times the per-minute limit. */
+export const POLL_BUDGET_FACTOR = 10;
 
 /**
  * onRequest hook for `auth: 'apiKey'` routes: resolves the Bearer key to its account, then counts
@@ -48,7 +52,10 @@ export function apiKeyHook(deps: AuthDeps) {
 
     // If the counters are unreachable (Redis down), fail open: an outage of the limiter must not
     // take the whole API down with it. The failure is logged.
-    const limit = await deps.rateLimiter.hit(key.id, deps.requestsPerMinute, 60_000).catch((err: Error) => {
+    const poll = request.routeOptions.config?.rateBucket === 'poll';
+    const bucket = poll ? `${key.id}:poll` : key.id;
+    const perMinute = poll ? deps.requestsPerMinute * POLL_BUDGET_FACTOR : deps.requestsPerMinute;
+    const limit = await deps.rateLimiter.hit(bucket, perMinute, 60_000).catch((err: Error) => {
       request.log.error({ err: err.message }, 'rate limiter unavailable; request allowed');
       return null;
     });

@@ -13,6 +13,7 @@ import { createDenoiseJob } from '../jobs/create-denoise-job.ts';
 import { presentDenoiseJob } from '../jobs/present-denoise-job.ts';
 import { downloadDenoiseRoute } from './download-denoise.ts';
 import type { Runtime } from '../runtime.ts';
+import { pollingHints } from './polling.ts';
 
 /** `/v1/denoise-jobs` (create, list, get) and the site-level download route. */
 export function denoiseJobRoutes(rt: Runtime) {
@@ -73,14 +74,15 @@ export function denoiseJobRoutes(rt: Runtime) {
       description: 'Poll until COMPLETED or FAILED. When COMPLETED, download the cleaned file from downloadUrl.',
       tag: 'Denoise jobs',
       auth: 'apiKey',
+      rateBucket: 'poll',
       params: IdParams,
       status: 200,
       response: DenoiseJob,
       errors: ['JOB_NOT_FOUND'],
-      handler: async ({ params, auth }) => {
+      handler: async ({ params, auth, request, reply }) => {
         const row = await findAccountJob(rt.db, auth.accountId, 'denoise', params.id);
         if (!row) throw new ApiError('JOB_NOT_FOUND', `No denoise job '${params.id}'.`);
-        return presentDenoiseJob(row, rt.config.publicUrl);
+        return pollingHints(request, reply, row, presentDenoiseJob(row, rt.config.publicUrl));
       },
     }),
     downloadDenoiseRoute(rt),

@@ -6,6 +6,7 @@ import { findAccountJob, listJobs } from '../store/jobs.ts';
 import { createStemJob } from '../jobs/create-stem-job.ts';
 import { presentStemJob, presentStemListItem } from '../jobs/present-stem-job.ts';
 import type { Runtime } from '../runtime.ts';
+import { pollingHints } from './polling.ts';
 
 export function jobRoutes(rt: Runtime) {
   return [
@@ -60,14 +61,15 @@ export function jobRoutes(rt: Runtime) {
       summary: 'Get a stem job; outputs carry fresh 1-hour download URLs',
       tag: 'Stem jobs',
       auth: 'apiKey',
+      rateBucket: 'poll',
       params: IdParams,
       status: 200,
       response: JobDetail,
       errors: ['JOB_NOT_FOUND'],
-      handler: async ({ params, auth }) => {
+      handler: async ({ params, auth, request, reply }) => {
         const row = await findAccountJob(rt.db, auth.accountId, 'stem', params.id);
         if (!row) throw new ApiError('JOB_NOT_FOUND', `No job '${params.id}'.`);
-        return presentStemJob(row, rt.store);
+        return pollingHints(request, reply, row, await presentStemJob(row, rt.store));
       },
     }),
   ];

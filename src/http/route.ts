@@ -18,6 +18,11 @@ export interface RouteSpec<B = unknown, Q = unknown, P = unknown> {
   tag: string;
   /** `apiKey`: Bearer key + rate limit; `none`: public or signature-authenticated (checked by the handler). */
   auth: 'apiKey' | 'none';
+  /**
+   * `poll`: reads of one's own job count against a separate, larger per-key budget (10x the
+   * per-minute limit), so polling a running job never starves the account's other calls.
+   */
+  rateBucket?: 'poll';
   body?: z.ZodType<B>;
   query?: z.ZodType<Q>;
   params?: z.ZodType<P>;
@@ -77,7 +82,7 @@ export function registerRoutes(app: FastifyInstance, routes: AnyRoute[]): void {
       method: spec.method,
       url: spec.url,
       bodyLimit: spec.bodyLimit,
-      config: { auth: spec.auth },
+      config: { auth: spec.auth, rateBucket: spec.rateBucket },
       handler: async (request, reply) => {
         if (spec.body && request.headers['content-type'] && !isJson(request)) {
           throw new ApiError(

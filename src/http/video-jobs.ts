@@ -1,13 +1,43 @@
 import { defineRoute } from './route.ts';
-import { IdParams, OffsetListQuery } from '../contract/common.ts';
-import { CreateVideoJobRequest, VideoJobCreated, VideoJobDetail, VideoJobList } from '../contract/video-jobs.ts';
-import { ApiError } from '../domain/errors.ts';
-import { findAccountJob, listJobs } from '../store/jobs.ts';
+import {
+  CreateVideoJobRequest,
+  CreateYoutubeJobRequest,
+  VideoJobCreated,
+  VideoJobDetail,
+  VideoJobList,
+} from '../contract/video-jobs.ts';
 import { createVideoJob } from '../jobs/create-video-job.ts';
 import { presentVideoJob } from '../jobs/present-media-job.ts';
 import type { Runtime } from '../runtime.ts';
+import { mediaReadRoutes } from './media-read-routes.ts';
 
-/** `/video-jobs`: stem separation of a video-site address (docs/imports.md). */
+const READ = {
+  kind: 'video',
+  tag: 'Video jobs',
+  detail: VideoJobDetail,
+  list: VideoJobList,
+  present: presentVideoJob,
+} as const;
+
+const CREATE_ERRORS = [
+  'VALIDATION_ERROR',
+  'INVALID_VIDEO_URL',
+  'VIDEO_NOT_FOUND',
+  'VIDEO_DURATION_UNKNOWN',
+  'AUDIO_TOO_LONG',
+  'AUDIO_TOO_SHORT',
+  'FILE_TOO_LARGE',
+  'INSUFFICIENT_CREDITS',
+  'URL_NOT_ALLOWED',
+  'SERVICE_UNAVAILABLE',
+] as const;
+
+/**
+ * `/video-jobs`: stem separation of a video-site address (docs/imports.md), and the same resource
+ * under the hosted service's name `/youtube-jobs` (body `youtubeUrl`; docs/api-compat.md). Both
+ * list and read every video job of the account; the name a job was created through is its webhook
+ * `data.type`.
+ */
 export function videoJobRoutes(rt: Runtime) {
   return [
     defineRoute({
@@ -22,52 +52,23 @@ export function videoJobRoutes(rt: Runtime) {
       body: CreateVideoJobRequest,
       status: 201,
       response: VideoJobCreated,
-      errors: [
-        'VALIDATION_ERROR',
-        'INVALID_VIDEO_URL',
-        'VIDEO_NOT_FOUND',
-        'VIDEO_DURATION_UNKNOWN',
-        'AUDIO_TOO_LONG',
-        'AUDIO_TOO_SHORT',
-        'FILE_TOO_LARGE',
-        'INSUFFICIENT_CREDITS',
-        'SERVICE_UNAVAILABLE',
-      ],
-      handler: ({ body, auth }) => createVideoJob(rt, auth.accountId, body),
+      errors: [...CREATE_ERRORS],
+      handler: ({ body, auth }) => createVideoJob(rt, auth.accountId, body, 'video'),
     }),
     defineRoute({
-      method: 'GET',
-      url: '/v1/video-jobs',
-      summary: 'List video jobs, newest first',
+      method: 'POST',
+      url: '/v1/youtube-jobs',
+      summary: 'Create a video job (hosted-service name; body youtubeUrl)',
       tag: 'Video jobs',
       auth: 'apiKey',
-      query: OffsetListQuery,
-      status: 200,
-      response: VideoJobList,
-      errors: ['VALIDATION_ERROR'],
-      handler: async ({ query, auth }) => {
-        const { rows, total, hasMore } = await listJobs(rt.db, { accountId: auth.accountId, kind: 'video', ...query });
-        return {
-          jobs: await Promise.all(rows.map((row) => presentVideoJob(row, rt.store))),
-          pagination: { total, limit: query.limit, offset: query.offset, hasMore },
-        };
-      },
+      body: CreateYoutubeJobRequest,
+      status: 201,
+      response: VideoJobCreated,
+      errors: [...CREATE_ERRORS],
+      handler: ({ body: { youtubeUrl, ...rest }, auth }) =>
+        createVideoJob(rt, auth.accountId, { ...rest, videoUrl: youtubeUrl }, 'youtube'),
     }),
-    defineRoute({
-      method: 'GET',
-      url: '/v1/video-jobs/:id',
-      summary: 'Get a video job; outputs carry fresh 1-hour download URLs',
-      tag: 'Video jobs',
-      auth: 'apiKey',
-      params: IdParams,
-      status: 200,
-      response: VideoJobDetail,
-      errors: ['JOB_NOT_FOUND'],
-      handler: async ({ params, auth }) => {
-        const row = await findAccountJob(rt.db, auth.accountId, 'video', params.id);
-        if (!row) throw new ApiError('JOB_NOT_FOUND', `No video job '${params.id}'.`);
-        return presentVideoJob(row, rt.store);
-      },
-    }),
+    ...mediaReadRoutes(rt, { ...READ, path: '/v1/video-jobs' }),
+    ...mediaReadRoutes(rt, { ...READ, path: '/v1/youtube-jobs' }),
   ];
 }

@@ -44,7 +44,7 @@ export async function createStemJob(deps: JobDeps, accountId: string, body: z.in
     outputFormat: body.outputFormat,
     denoiseVocals: body.denoiseVocals,
   };
-  await insertHeldJob(deps, {
+  const { callbackSecret } = await insertHeldJob(deps, {
     id,
     accountId,
     kind: 'stem',
@@ -56,6 +56,7 @@ export async function createStemJob(deps: JobDeps, accountId: string, body: z.in
     creditsRequired: credits,
     hold: credits,
     createdAt: now,
+    callbackUrl: body.callbackUrl,
   });
   return {
     id,
@@ -74,5 +75,6 @@ export async function createStemJob(deps: JobDeps, accountId: string, body: z.in
     options: { outputType: options.outputType, quality: options.quality, outputFormat: options.outputFormat },
     outputs: null,
     metadata: body.metadata ?? null,
+    ...(callbackSecret ? { callbackSecret } : {}),
   };
 }

@@ -28,6 +28,7 @@ export async function createTrackJob(
   deps: Pick<JobDeps, 'config' | 'db' | 'queue' | 'log'>,
   accountId: string,
   body: z.infer<typeof CreateTrackJobRequest>,
+  via: 'track' | 'soundcloud' = 'track',
 ) {
   const parsed = parseTrackUrl(body.trackUrl);
   const info = await fetchMetadataOrReject(deps, parsed.canonicalUrl, 'track');
@@ -49,8 +50,9 @@ export async function createTrackJob(
     trackArtwork: info.thumbnail ?? '',
     artistName: info.uploader ?? info.channel ?? '',
     trackUrl: parsed.canonicalUrl,
+    via,
   };
-  await insertHeldJob(deps, {
+  const { callbackSecret } = await insertHeldJob(deps, {
     id,
     accountId,
     kind: 'track',
@@ -61,6 +63,8 @@ export async function createTrackJob(
     creditsRequired: credits,
     hold: credits ?? UNKNOWN_TRACK_HOLD_CREDITS,
     createdAt,
+    metadata: body.metadata,
+    callbackUrl: body.callbackUrl,
   });
   return {
     id,
@@ -71,9 +75,12 @@ export async function createTrackJob(
     trackDurationEstimated: input.trackDurationEstimated,
     trackArtwork: input.trackArtwork,
     artistName: input.artistName,
+    soundcloudUrl: input.trackUrl,
     creditsRequired: credits,
     outputs: [...STEMS_BY_OUTPUT_TYPE[TRACK_OPTIONS.outputType]],
+    note: trackNote(input.trackDurationEstimated),
     createdAt,
+    ...(callbackSecret ? { callbackSecret } : {}),
   };
 }
 
@@ -89,4 +96,12 @@ function resolvedTrack(parsed: ParsedTrackUrl, info: MediaInfo): { url: string; 
   }
   const page = parseTrackUrl(info.webpageUrl);
   return { url: page.canonicalUrl, trackId: page.trackId };
+}
+
+/** The create response's `note` (the hosted service's field): what the job produces and how it is billed. */
+function trackNote(estimated: boolean): string {
+  const output = 'Output is fixed to vocals + instrumental, MP3, BEST quality.';
+  return estimated
+    ? `${output} The track's length is unknown until it is downloaded: ${UNKNOWN_TRACK_HOLD_CREDITS} credits are held and the charge is reconciled to the measured length.`
+    : `${output} The charge is reconciled to the downloaded audio's measured length.`;
 }

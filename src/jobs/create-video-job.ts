@@ -24,6 +24,7 @@ export async function createVideoJob(
   deps: Pick<JobDeps, 'config' | 'db' | 'queue' | 'log'>,
   accountId: string,
   body: z.infer<typeof CreateVideoJobRequest>,
+  via: 'video' | 'youtube' = 'video',
 ) {
   const { videoId, canonicalUrl } = parseVideoUrl(body.videoUrl);
   const info = await fetchMetadataOrReject(deps, canonicalUrl, 'video');
@@ -51,8 +52,9 @@ export async function createVideoJob(
     // YouTube serves a thumbnail for every id at this address; used when yt-dlp names none.
     videoThumbnail: info.thumbnail ?? `https://i.ytimg.com/vi/${videoId}/hqdefault.jpg`,
     channelName: info.channel ?? info.uploader ?? '',
+    via,
   };
-  await insertHeldJob(deps, {
+  const { callbackSecret } = await insertHeldJob(deps, {
     id,
     accountId,
     kind: 'video',
@@ -63,6 +65,8 @@ export async function createVideoJob(
     creditsRequired: credits,
     hold: credits,
     createdAt,
+    metadata: body.metadata,
+    callbackUrl: body.callbackUrl,
   });
   return {
     id,
@@ -72,8 +76,10 @@ export async function createVideoJob(
     videoDuration: input.videoDuration,
     videoThumbnail: input.videoThumbnail,
     channelName: input.channelName,
+    youtubeUrl: canonicalUrl,
     creditsRequired: credits,
     outputs: [...STEMS_BY_OUTPUT_TYPE[outputType]],
     createdAt,
+    ...(callbackSecret ? { callbackSecret } : {}),
   };
 }

@@ -4,6 +4,8 @@ import { insertJob } from '../store/jobs.ts';
 import type { JobKind } from '../store/schema.ts';
 import { insufficientCredits } from './acquire-input.ts';
 import type { JobInputOf, JobOptionsOf } from './payloads.ts';
+import { createJobCallback } from '../store/webhooks.ts';
+import { assertPublicUrl } from '../sources/address-guard.ts';
 
 interface NewJobFields {
   id: string;
@@ -18,6 +20,8 @@ interface NewJobFields {
   /** Credits to hold now (the quote, or the estimate). */
   hold: number;
   createdAt: string;
+  /** The job's own webhook (`callbackUrl`), created with the job. */
+  callbackUrl?: string;
 }
 
 /** A job to insert: its payloads typed by its kind (`src/jobs/payloads.ts`). */
@@ -30,8 +34,13 @@ export type NewJob = {
  * two racing creations cannot overdraw the balance, and a 402 leaves nothing behind), then queues
  * its first stage: `download` while there is no stored input, else `inference`.
  */
-export async function insertHeldJob(deps: Pick<JobDeps, 'config' | 'db' | 'queue'>, job: NewJob): Promise<void> {
-  await deps.db.transaction().execute(async (tx) => {
+export async function insertHeldJob(
+  deps: Pick<JobDeps, 'config' | 'db' | 'queue'>,
+  job: NewJob,
+): Promise<{ callbackSecret?: string }> {
+  // Refused up front with a clear 400, like a webhook; the sender re-checks at connect time.
+  if (job.callbackUrl) await assertPublicUrl(job.callbackUrl, { allowPrivate: deps.config.allowPrivateUrls });
+  const callbackSecret = await deps.db.transaction().execute(async (tx) => {
     if (!(await holdCredits(tx, job.accountId, job.hold, job.id))) {
       throw insufficientCredits(deps, job.hold, await getBalanceSeconds(tx, job.accountId));
     }
@@ -41,6 +50,7 @@ export async function insertHeldJob(deps: Pick<JobDeps, 'config' | 'db' | 'queue
       kind: job.kind,
       status: 'PENDING',
       progress: 0,
+      progress_phase: 'queued',
       input_json: JSON.stringify(job.input),
       options_json: JSON.stringify(job.options),
       metadata_json: job.metadata ? JSON.stringify(job.metadata) : null,
@@ -49,6 +59,7 @@ export async function insertHeldJob(deps: Pick<JobDeps, 'config' | 'db' | 'queue
       credits_required: job.creditsRequired,
       credits_charged: 0,
       error_message: null,
+      error_code: null,
       outputs_json: null,
       audio_metadata_json: null,
       attempts: 0,
@@ -60,6 +71,8 @@ export async function insertHeldJob(deps: Pick<JobDeps, 'config' | 'db' | 'queue
       completed_at: null,
       expires_at: null,
     });
+    return job.callbackUrl ? (await createJobCallback(tx, job.accountId, job.id, job.callbackUrl)).secret : undefined;
   });
   await deps.queue.enqueue({ id: job.id, kind: job.kind }, job.sourceKey ? 'inference' : 'download');
+  return callbackSecret ? { callbackSecret } : {};
 }

@@ -41,6 +41,8 @@ const VideoInput = z.preprocess(
     videoUrl: z.string(),
     videoThumbnail: z.string(),
     channelName: z.string(),
+    /** The route family it was created through: its webhook `data.type` (docs/api-compat.md). */
+    via: z.enum(['video', 'youtube']).optional(),
   }),
 );
 
@@ -55,6 +57,8 @@ const TrackInput = z.preprocess(
     trackArtwork: z.string(),
     artistName: z.string(),
     trackUrl: z.string(),
+    /** The route family it was created through: its webhook `data.type` (docs/api-compat.md). */
+    via: z.enum(['track', 'soundcloud']).optional(),
   }),
 );
 

@@ -1,6 +1,7 @@
 import type { JobRow } from '../store/jobs.ts';
 import type { StoredOutputs } from './outputs.ts';
 import { readJobOf } from './read-job.ts';
+import { presentProgress } from './present-progress.ts';
 
 /** The single output of a denoise job, under this name in `outputs_json`. */
 export const DENOISED_OUTPUT = 'denoised';
@@ -36,5 +37,6 @@ export function presentDenoiseJob(row: JobRow, siteUrl: string) {
     completedAt: row.completed_at,
     expiresAt: row.expires_at,
     errorMessage: row.error_message,
+    ...presentProgress(row),
   };
 }

@@ -2,7 +2,8 @@ import type { JobRow } from '../store/jobs.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import { completedResults } from './outputs.ts';
 import { publicOptions } from './present-stem-job.ts';
-import { readJobOf } from './read-job.ts';
+import { readJobOf, readMetadata } from './read-job.ts';
+import { presentProgress } from './present-progress.ts';
 
 async function common(row: JobRow, store: BlobStore) {
   // Every read signs fresh 1-hour links (contract, "Output entry").
@@ -16,6 +17,8 @@ async function common(row: JobRow, store: BlobStore) {
     completedAt: row.completed_at,
     outputs,
     errorMessage: row.error_message,
+    ...presentProgress(row),
+    metadata: readMetadata(row),
   };
 }
 
@@ -30,6 +33,7 @@ export async function presentVideoJob(row: JobRow, store: BlobStore) {
     videoDuration: input.videoDuration,
     videoThumbnail: input.videoThumbnail,
     channelName: input.channelName,
+    youtubeUrl: input.videoUrl,
     creditsRequired: row.credits_required ?? input.billedSeconds,
     creditsCharged: row.credits_charged ?? 0,
     options: publicOptions(job),
@@ -48,6 +52,7 @@ export async function presentTrackJob(row: JobRow, store: BlobStore) {
     trackDurationEstimated: input.trackDurationEstimated,
     trackArtwork: input.trackArtwork,
     artistName: input.artistName,
+    soundcloudUrl: input.trackUrl,
     creditsRequired: row.credits_required,
     creditsCharged: settled ? (row.credits_charged ?? 0) : null,
   };

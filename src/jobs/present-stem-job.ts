@@ -1,6 +1,7 @@
 import type { JobRow } from '../store/jobs.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import { completedResults } from './outputs.ts';
+import { presentProgress } from './present-progress.ts';
 import { readJobOf, readMetadata, type TypedJobOf } from './read-job.ts';
 
 /** The contract's `input` of a separation job (`durationSeconds` is what the job is billed for). */
@@ -31,6 +32,7 @@ export async function presentStemJob(row: JobRow, store: BlobStore) {
     outputs,
     creditsCharged: row.credits_charged ?? 0,
     errorMessage: row.error_message,
+    ...presentProgress(row),
     expiresAt: row.expires_at,
     metadata: readMetadata(row),
   };

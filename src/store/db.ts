@@ -8,6 +8,7 @@ import * as m001 from './migrations/001-platform.ts';
 import * as m002 from './migrations/002-jobs.ts';
 import * as m003 from './migrations/003-webhooks.ts';
 import * as m004 from './migrations/004-worker-models.ts';
+import * as m005 from './migrations/005-hosted-compat.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '002-jobs': m002,
   '003-webhooks': m003,
   '004-worker-models': m004,
+  '005-hosted-compat': m005,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { ProgressPhase } from '../domain/vocabulary.ts';
 import type { DbOrTx, JobKind, JobsTable, JobStatusValue } from './schema.ts';
 
 export type JobRow = JobsTable;
@@ -114,9 +115,20 @@ export async function renewLease(db: DbOrTx, id: string, owner: string, leaseMs:
   return Number(r.numUpdatedRows) === 1;
 }
 
-/** Raises progress (never lowers it: progress is monotonic even across retries). */
-export async function raiseProgress(db: DbOrTx, id: string, progress: number): Promise<void> {
-  await db.updateTable('jobs').set({ progress }).where('id', '=', id).where('progress', '<', progress).execute();
+/**
+ * Reports a running job's progress and phase. Progress is only ever raised (monotonic even across
+ * retries); the phase is what the job does now.
+ */
+export async function reportProgress(db: DbOrTx, id: string, progress: number, phase: ProgressPhase): Promise<void> {
+  await db
+    .updateTable('jobs')
+    .set((eb) => ({
+      progress: eb.case().when('progress', '<', progress).then(progress).else(eb.ref('progress')).end(),
+      progress_phase: phase,
+    }))
+    .where('id', '=', id)
+    .where('status', '=', 'PROCESSING')
+    .execute();
 }
 
 /**
@@ -166,7 +178,7 @@ export async function listExpiredJobs(db: DbOrTx, nowIso: string, limit = 100): 
 export async function markExpired(db: DbOrTx, id: string): Promise<boolean> {
   const r = await db
     .updateTable('jobs')
-    .set({ status: 'EXPIRED', outputs_json: null })
+    .set({ status: 'EXPIRED', outputs_json: null, progress_phase: 'expired' })
     .where('id', '=', id)
     .where('status', 'in', ['COMPLETED', 'FAILED'])
     .executeTakeFirst();

@@ -1,4 +1,4 @@
-import type { JobKind, JobStatusValue } from '../domain/vocabulary.ts';
+import type { JobKind, JobStatusValue, ProgressPhase } from '../domain/vocabulary.ts';
 import type { Kysely, Transaction } from 'kysely';
 
 /**
@@ -66,6 +66,8 @@ export interface JobsTable {
   kind: JobKind;
   status: JobStatusValue;
   progress: number;
+  /** What the job is doing now (`PROGRESS_PHASES`); null for rows written before phases existed. */
+  progress_phase: ProgressPhase | null;
   /** Kind-specific input description (file name, duration, size; video/track info). */
   input_json: string;
   /** outputType, quality, outputFormat, denoiseVocals. */
@@ -77,6 +79,8 @@ export interface JobsTable {
   credits_required: number | null;
   credits_charged: number | null;
   error_message: string | null;
+  /** A failed job's error code (`errorDetails.code`). */
+  error_code: string | null;
   /** Stem name -> stored output (blob key, download file name, content type). */
   outputs_json: string | null;
   audio_metadata_json: string | null;
@@ -104,6 +108,8 @@ export interface WebhooksTable {
   created_at: string;
   /** Deleted webhooks are kept (soft delete) so pending deliveries can be skipped, not orphaned. */
   deleted_at: string | null;
+  /** Set for a job's `callbackUrl`: a webhook bound to that job only, never listed or counted. */
+  job_id: string | null;
 }
 
 export type DeliveryStatus = 'pending' | 'sending' | 'done' | 'skipped';

@@ -122,6 +122,7 @@ export async function insertPendingDeliveries(
     .where('account_id', '=', accountId)
     .where('is_active', '=', 1)
     .where('deleted_at', 'is', null)
+    .where((eb) => eb.or([eb('job_id', 'is', null), eb('job_id', '=', jobId)]))
     .execute();
   const now = new Date().toISOString();
   const rows = hooks

@@ -62,6 +62,7 @@ export async function createWebhook(
       .select((eb) => eb.fn.countAll<string | number>().as('n'))
       .where('account_id', '=', accountId)
       .where('deleted_at', 'is', null)
+      .where('job_id', 'is', null)
       .executeTakeFirstOrThrow();
     if (Number(count.n) >= MAX_WEBHOOKS_PER_ACCOUNT) {
       throw new WebhookLimitError(`this account already has ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks; delete one first`);
@@ -78,6 +79,7 @@ export async function createWebhook(
       last_called_at: null,
       created_at: new Date().toISOString(),
       deleted_at: null,
+      job_id: null,
     };
     await tx.insertInto('webhooks').values(row).execute();
     return { webhook: toWebhookView(row), secret: row.secret };
@@ -92,6 +94,7 @@ export async function listWebhooks(db: DbOrTx, accountId: string): Promise<Webho
     .selectAll()
     .where('account_id', '=', accountId)
     .where('deleted_at', 'is', null)
+    .where('job_id', 'is', null)
     .orderBy('created_at')
     .orderBy('id')
     .execute();
@@ -115,6 +118,7 @@ export async function deleteWebhook(db: DbOrTx, accountId: string, id: string): 
     .where('id', '=', id)
     .where('account_id', '=', accountId)
     .where('deleted_at', 'is', null)
+    .where('job_id', 'is', null)
     .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
@@ -165,4 +169,33 @@ export async function recordDeliveryOutcome(
     })
     .where('id', '=', id)
     .execute();
+}
+
+/**
+ * A job's `callbackUrl`: a webhook bound to that job (both events), written in the job's creating
+ * transaction, so its event goes through the same outbox, signing and SSRF guard as any webhook.
+ * It is never listed, counted against the limit or deletable through `/webhooks`.
+ */
+export async function createJobCallback(
+  db: DbOrTx,
+  accountId: string,
+  jobId: string,
+  url: string,
+): Promise<{ id: string; secret: string }> {
+  const row: WebhookRow = {
+    id: newId('wh'),
+    account_id: accountId,
+    url,
+    events_json: JSON.stringify(['job.completed', 'job.failed']),
+    secret: generateWebhookSecret(),
+    is_active: 1,
+    fail_count: 0,
+    last_error: null,
+    last_called_at: null,
+    created_at: new Date().toISOString(),
+    deleted_at: null,
+    job_id: jobId,
+  };
+  await db.insertInto('webhooks').values(row).execute();
+  return { id: row.id, secret: row.secret };
 }

@@ -17,7 +17,7 @@ function describeInput(job: TypedJob): Pick<WebhookPayloadBody['data'], 'type' |
     case 'video': {
       const i = job.input;
       return {
-        type: 'video',
+        type: i.via ?? 'video',
         input: {
           videoTitle: i.videoTitle,
           videoDuration: Math.round(i.videoDuration),
@@ -30,7 +30,7 @@ function describeInput(job: TypedJob): Pick<WebhookPayloadBody['data'], 'type' |
       const i = job.input;
       const duration = i.trackDuration ?? job.row.duration_seconds;
       return {
-        type: 'track',
+        type: i.via ?? 'track',
         input: {
           trackTitle: i.trackTitle,
           trackDuration: duration === null ? null : Math.round(duration),

@@ -18,13 +18,16 @@ export async function denoiseStage(deps: StageDeps, ctx: StageContext): Promise<
   const { input, options } = readJobOf(job, 'denoise');
   const format = options.outputFormat.toLowerCase() as AudioFormat;
   const inputPath = join(workDir, 'input');
+  ctx.progress(1, 'downloading');
   await deps.store.downloadToFile(job.source_key, inputPath);
-  ctx.progress(5);
+  ctx.progress(5, 'cleaning');
 
   const outputPath = join(workDir, `denoised.${format}`);
-  await deps.engines().denoise({ inputPath, outputPath, format, signal, onProgress: (f) => ctx.progress(5 + f * 90) });
+  await deps
+    .engines()
+    .denoise({ inputPath, outputPath, format, signal, onProgress: (f) => ctx.progress(5 + f * 90, 'cleaning') });
   if ((await stat(outputPath)).size === 0) throw new Error('the cleaned output is empty');
-  ctx.progress(96);
+  ctx.progress(96, 'uploading');
 
   const key = `jobs/${job.id}/denoised.${format}`;
   const contentType = AUDIO_CONTENT_TYPES[format];

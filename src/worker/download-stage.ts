@@ -9,6 +9,7 @@ import { maxDurationFor, minutesText, type MediaSite } from '../jobs/media-metad
 import { readJob } from '../jobs/read-job.ts';
 import type { StageContext, StageHandler, StageOutcome, StageDeps } from './run-job.ts';
 import { PermanentJobError } from './job-errors.ts';
+import { ProgressSpan } from './progress-span.ts';
 
 /**
  * The download stage of video and track jobs (runs on the `download` worker pool, so a slow site
@@ -32,7 +33,9 @@ async function runDownload(deps: StageDeps, ctx: StageContext, site: MediaSite):
     throw new PermanentJobError(`a ${typed.kind} job has no download stage`);
   const { input } = typed;
   const maxSeconds = maxDurationFor(deps, site);
-  ctx.progress(2);
+  // yt-dlp reports no progress we read: the span creeps through the expected download time.
+  const span = new ProgressSpan(ctx.progress);
+  span.enter('downloading', 1, 4, 10_000);
   let downloaded: DownloadedAudio;
   try {
     downloaded = await downloadAudio(input.downloadUrl, join(workDir, 'download'), {
@@ -44,25 +47,31 @@ async function runDownload(deps: StageDeps, ctx: StageContext, site: MediaSite):
     });
   } catch (err) {
     throw jobErrorOf(deps, err, site, job.id);
+  } finally {
+    span.stop();
   }
-  ctx.progress(4);
+  ctx.progress(4, 'downloading');
 
   let duration: number;
   try {
     duration = (await probeOrReject(deps, downloaded.path)).durationSeconds;
   } catch (err) {
     if (err instanceof ApiError)
-      throw new PermanentJobError(`The downloaded ${site} has no usable audio: ${err.message}`);
+      throw new PermanentJobError(`The downloaded ${site} has no usable audio: ${err.message}`, err.code);
     throw err;
   }
   if (duration > maxSeconds) {
     throw new PermanentJobError(
       `The ${site} is ${minutesText(duration)} long; the maximum is ${minutesText(maxSeconds)}.`,
+      'AUDIO_TOO_LONG',
     );
   }
   const min = deps.config.limits.minDurationSeconds;
   if (duration < min)
-    throw new PermanentJobError(`The ${site} lasts ${duration.toFixed(1)} s; the minimum is ${min} s.`);
+    throw new PermanentJobError(
+      `The ${site} lasts ${duration.toFixed(1)} s; the minimum is ${min} s.`,
+      'AUDIO_TOO_SHORT',
+    );
 
   const ext = extensionOf(downloaded.path);
   const key = `sources/${job.account_id}/${job.id}/source`;
@@ -99,6 +108,6 @@ function jobErrorOf(deps: Pick<StageDeps, 'log'>, err: unknown, site: MediaSite,
     { jobId, site, kind: err.kind, retryable: err.retryable, detail: err.detail },
     'yt-dlp download failed',
   );
-  const message = ytdlpErrorToApiError(err, site).message;
-  return err.retryable ? new Error(message) : new PermanentJobError(message);
+  const { message, code } = ytdlpErrorToApiError(err, site);
+  return err.retryable ? new Error(message) : new PermanentJobError(message, code);
 }

@@ -2,7 +2,24 @@
  * A failure that retrying cannot fix (the input is not audio, the video is private, the track is
  * too long): the job fails at once instead of spending its retries.
  */
-export class PermanentJobError extends Error {}
+export class PermanentJobError extends Error {
+  /** `errorDetails.code` of the failed job. */
+  readonly code: string;
+  constructor(message: string, code = 'PROCESSING_FAILED') {
+    super(message);
+    this.code = code;
+  }
+}
+
+/** `errorDetails.code` for a failure: the permanent error's own, else a timeout or a plain failure. */
+export function errorCodeOf(err: unknown): string {
+  if (err instanceof PermanentJobError) return err.code;
+  if (err instanceof JobTimeoutError) return 'JOB_TIMEOUT';
+  return 'PROCESSING_FAILED';
+}
+
+/** An attempt ran past the job catalog's timeout. */
+export class JobTimeoutError extends Error {}
 
 /** The worker is shutting down: the attempt is handed back, not counted as a failure. */
 export class ShutdownError extends Error {}

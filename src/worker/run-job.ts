@@ -3,12 +3,13 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WorkerDeps } from './deps.ts';
 import type { JobRow } from '../store/jobs.ts';
-import { claimJob, raiseProgress, renewLease, setCreditsCharged, transitionHeldJob } from '../store/jobs.ts';
+import { claimJob, renewLease, reportProgress, setCreditsCharged, transitionHeldJob } from '../store/jobs.ts';
 import { chargeHold, releaseHold } from '../store/credits.ts';
 import { retryDelayMs } from '../domain/job-state.ts';
 import { recordJobEvent } from '../webhooks/outbox.ts';
 import { kindSpec, type Stage, type StageType } from '../queue/job-catalog.ts';
-import { PermanentJobError, readableError, ShutdownError } from './job-errors.ts';
+import { errorCodeOf, JobTimeoutError, PermanentJobError, readableError, ShutdownError } from './job-errors.ts';
+import type { ProgressPhase } from '../domain/vocabulary.ts';
 
 /** What a stage handler reports when it finishes. */
 export type StageOutcome =
@@ -28,8 +29,11 @@ export interface StageContext {
   /** A private working directory for this attempt, removed afterwards. */
   workDir: string;
   signal: AbortSignal;
-  /** Reports progress 0-100 (kept monotonic, written at most every 2 %). */
-  progress(percent: number): void;
+  /**
+   * Reports progress 0-100 and, when it changes, the phase (`PROGRESS_PHASES`). Progress is kept
+   * monotonic and written at most every 2 %; a new phase is written at once.
+   */
+  progress(percent: number, phase?: ProgressPhase): void;
 }
 
 /** What a stage handler may use: the runner alone writes the job's row. */
@@ -64,7 +68,7 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
   const onShutdown = () => controller.abort(new ShutdownError('worker shutting down'));
   runner.shutdown.addEventListener('abort', onShutdown);
   const timeout = setTimeout(
-    () => controller.abort(new Error('the job took too long and was stopped')),
+    () => controller.abort(new JobTimeoutError('the job took too long and was stopped')),
     kindSpec(job.kind).timeoutMs,
   );
   const heartbeat = setInterval(() => {
@@ -74,11 +78,15 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
     );
   }, HEARTBEAT_MS);
   let lastProgress = job.progress;
-  const progress = (p: number) => {
-    const value = Math.max(0, Math.min(99, Math.floor(p)));
-    if (value < lastProgress + 2 && value !== 99) return;
+  let lastPhase: ProgressPhase | null = job.progress_phase;
+  const progress = (p: number, phase: ProgressPhase = lastPhase ?? 'queued') => {
+    const value = Math.max(lastProgress, Math.min(99, Math.floor(p)));
+    if (phase === lastPhase && value < lastProgress + 2 && !(value === 99 && lastProgress < 99)) return;
     lastProgress = value;
-    raiseProgress(deps.db, job.id, value).catch(() => undefined);
+    lastPhase = phase;
+    reportProgress(deps.db, job.id, value, phase).catch((err: Error) =>
+      deps.log.warn({ jobId: job.id, err: err.message }, 'could not record progress'),
+    );
   };
   const workDir = join(deps.config.dataDir, 'work', `${job.id}-${stage}-${job.attempts}`);
   try {
@@ -89,6 +97,7 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
       await transitionHeldJob(deps.db, job.id, workerId, {
         ...outcome.set,
         status: 'PENDING',
+        progress_phase: 'queued',
         next_attempt_at: new Date().toISOString(),
       });
       await deps.queue.enqueue(job, outcome.nextStage);
@@ -101,6 +110,7 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
       // Hand the attempt back untouched: the next start (or another worker) runs it again.
       await transitionHeldJob(deps.db, job.id, workerId, {
         status: 'PENDING',
+        progress_phase: 'queued',
         attempts: Math.max(0, job.attempts - 1),
         next_attempt_at: new Date().toISOString(),
       }).catch(() => undefined);
@@ -126,6 +136,7 @@ async function completeJob(
       ...outcome.set,
       status: 'COMPLETED',
       progress: 100,
+      progress_phase: 'completed',
       outputs_json: outcome.outputsJson,
       audio_metadata_json: outcome.audioMetadataJson,
       completed_at: now.toISOString(),
@@ -149,6 +160,7 @@ async function failOrRetry(runner: Runner, job: JobRow, stage: Stage, err: unkno
     runner.log?.('job attempt failed; retrying', { jobId: job.id, attempt: job.attempts, delay, error: message });
     await transitionHeldJob(deps.db, job.id, workerId, {
       status: 'PENDING',
+      progress_phase: 'queued',
       error_message: null,
       next_attempt_at: new Date(Date.now() + delay).toISOString(),
     });
@@ -159,7 +171,9 @@ async function failOrRetry(runner: Runner, job: JobRow, stage: Stage, err: unkno
   await deps.db.transaction().execute(async (tx) => {
     const moved = await transitionHeldJob(tx, job.id, workerId, {
       status: 'FAILED',
+      progress_phase: 'failed',
       error_message: message,
+      error_code: errorCodeOf(err),
       completed_at: now.toISOString(),
       expires_at: new Date(now.getTime() + deps.config.retentionSeconds * 1000).toISOString(),
       credits_charged: 0,

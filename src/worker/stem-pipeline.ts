@@ -4,7 +4,9 @@ import type { StageContext, StageOutcome, StageDeps } from './run-job.ts';
 import { STEMS_BY_OUTPUT_TYPE } from '../domain/job-state.ts';
 import { AudioEncoder, AUDIO_CONTENT_TYPES, type AudioFormat } from '../audio/encode.ts';
 import { decodeAudio } from '../audio/decode.ts';
-import { readJob } from '../jobs/read-job.ts';
+import { readJob, type TypedJobOf } from '../jobs/read-job.ts';
+import { ProgressSpan, segmentProgress } from './progress-span.ts';
+import { QUALITY_SETTINGS, type QualityTier } from '../separation/quality.ts';
 import { outputFileName, type StoredOutputs } from '../jobs/outputs.ts';
 import { PermanentJobError } from './job-errors.ts';
 import type { EngineStem } from './engines.ts';
@@ -12,7 +14,10 @@ import { analyzeStems } from './analyze-step.ts';
 
 /**
  * The separation stage shared by stem, video and track jobs: input from storage, HTDemucs
- * separation (progress 5-85 %), the optional vocal denoise, BPM/key analysis, outputs to storage.
+ * separation, the optional vocal denoise, BPM/key analysis, outputs to storage. Progress and its
+ * phase (docs/api-compat.md): downloading 0-5, loading_model 5-10, separating 10-80 (per segment,
+ * creeping within one), cleaning 70-80 (denoiseVocals), encoding 80-86, analysing 86-92,
+ * uploading 92-99.
  * `extra.fullAudio` lets video and track jobs add the extracted audio as `fullAudio`.
  */
 export async function separateStage(
@@ -20,17 +25,32 @@ export async function separateStage(
   ctx: StageContext,
   extra: { fullAudio?: boolean } = {},
 ): Promise<StageOutcome> {
-  const { job, workDir, signal } = ctx;
+  const { job, workDir } = ctx;
   if (!job.source_key) throw new PermanentJobError('the job has no input file');
   const typed = readJob(job);
   if (typed.kind === 'denoise') throw new PermanentJobError('a denoise job cannot be separated');
   const { input, options } = typed;
+  const inputPath = join(workDir, 'input');
+  ctx.progress(job.progress, 'downloading');
+  await deps.store.downloadToFile(job.source_key, inputPath);
+  const span = new ProgressSpan(ctx.progress);
+  try {
+    return await separateInput(deps, ctx, { inputPath, input, options, span }, extra);
+  } finally {
+    span.stop();
+  }
+}
+
+async function separateInput(
+  deps: StageDeps,
+  ctx: StageContext,
+  { inputPath, input, options, span }: SeparationInput,
+  extra: { fullAudio?: boolean },
+): Promise<StageOutcome> {
+  const { job, workDir, signal } = ctx;
   const format = options.outputFormat.toLowerCase() as AudioFormat;
   const stems = [...STEMS_BY_OUTPUT_TYPE[options.outputType]] as EngineStem[];
-  const inputPath = join(workDir, 'input');
-  await deps.store.downloadToFile(job.source_key, inputPath);
-  ctx.progress(5);
-
+  span.enter('loading_model', 5, 10, 5000);
   const engines = deps.engines();
   const outDir = join(workDir, 'out');
   // With denoiseVocals the vocal stem is separated losslessly first, then cleaned and encoded.
@@ -42,28 +62,33 @@ export async function separateStage(
     format: denoise ? 'flac' : format,
     quality: options.quality,
     signal,
-    onProgress: (f) => ctx.progress(5 + f * (denoise ? 65 : 80)),
+    onProgress: segmentProgress(span, 10, denoise ? 70 : 80, estimatedSegments(job.duration_seconds, options.quality)),
   });
   const files: Record<string, string> = { ...separated.files } as Record<string, string>;
   if (denoise) {
+    span.enter('cleaning', 70, 80, 1000 * (job.duration_seconds ?? 60) * 0.05);
     const cleaned = join(workDir, `vocals-clean.${format}`);
     await engines.denoise({
       inputPath: files.vocals!,
       outputPath: cleaned,
       format,
       signal,
-      onProgress: (f) => ctx.progress(70 + f * 10),
+      onProgress: (f) => span.enter('cleaning', 70 + f * 10, 80, 1000),
     });
     files.vocals = cleaned;
+    span.enter('encoding', 80, 86, 1000 * (job.duration_seconds ?? 60) * 0.02);
     for (const stem of stems.filter((s) => s !== 'vocals')) {
       files[stem] = await transcode(deps, files[stem], join(workDir, `${stem}.${format}`), format);
     }
   }
-  if (extra.fullAudio) files.fullAudio = await transcode(deps, inputPath, join(workDir, `fullAudio.${format}`), format);
-  ctx.progress(86);
+  if (extra.fullAudio) {
+    span.enter('encoding', 80, 86, 1000 * (job.duration_seconds ?? 60) * 0.02);
+    files.fullAudio = await transcode(deps, inputPath, join(workDir, `fullAudio.${format}`), format);
+  }
 
+  span.enter('analysing', 86, 92, 2000);
   const audioMetadata = await analyzeStems(deps, inputPath, files, ctx.job.id);
-  ctx.progress(90);
+  span.enter('uploading', 92, 99, 1000);
 
   const outputs: StoredOutputs = {};
   for (const [stem, path] of Object.entries(files)) {
@@ -83,6 +108,21 @@ export async function separateStage(
     audioMetadataJson: audioMetadata ? JSON.stringify(audioMetadata) : null,
     chargeSeconds: job.credits_required ?? input.billedSeconds,
   };
+}
+
+interface SeparationInput {
+  inputPath: string;
+  input: SeparationJob['input'];
+  options: SeparationJob['options'];
+  span: ProgressSpan;
+}
+
+type SeparationJob = TypedJobOf<'stem' | 'video' | 'track'>;
+
+/** Segments a separation will run, for the progress before the first one reports (about 7.8 s each). */
+function estimatedSegments(durationSeconds: number | null, quality: QualityTier): number {
+  const stride = 7.8 * (1 - QUALITY_SETTINGS[quality].overlap);
+  return Math.max(1, Math.ceil((durationSeconds ?? 60) / stride));
 }
 
 async function transcode(
