@@ -9,9 +9,9 @@ import { uploadFile, waitForJob } from './helpers/jobs.ts';
 import { sharedPath } from './helpers/shared.ts';
 import { startWorkers } from '../src/worker/start.ts';
 import { getBalanceSeconds, listLedger } from '../src/store/credits.ts';
-import { createEngines } from '../src/worker/create-engines.ts';
+import { createEngines } from '../src/engines/create-engines.ts';
 import { connectDatabase } from '../src/store/db.ts';
-import type { Engines } from '../src/worker/engines.ts';
+import type { Engines } from '../src/engines/engines.ts';
 
 const repo = resolve(import.meta.dirname, '..');
 

@@ -1,8 +1,4 @@
-/**
- * A failure that retrying cannot fix (the input is not audio, the video is private, the track is
- * too long): the job fails at once instead of spending its retries.
- */
-export class PermanentJobError extends Error {}
+export { PermanentJobError } from '../domain/permanent-job-error.ts';
 
 /** The worker is shutting down: the attempt is handed back, not counted as a failure. */
 export class ShutdownError extends Error {}

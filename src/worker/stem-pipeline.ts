@@ -8,7 +8,7 @@ import { decodeAudio } from '../audio/decode.ts';
 import { jobInput, jobOptions } from '../jobs/present-stem-job.ts';
 import { outputFileName, type StoredOutputs } from '../jobs/outputs.ts';
 import { PermanentJobError } from './job-errors.ts';
-import type { EngineStem } from './engines.ts';
+import type { EngineStem } from '../engines/engines.ts';
 import { analyzeStems } from './analyze-step.ts';
 
 /**
