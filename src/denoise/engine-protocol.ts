@@ -1,6 +1,6 @@
 import type { AudioFormat } from '../audio/encode.ts';
 import type { FfmpegTools } from '../audio/tools.ts';
-import type { RemoteError, RpcCall, RpcReply } from '../offload/rpc.ts';
+import type { RemoteError, RpcReply } from '../offload/rpc.ts';
 
 /** Messages between DenoiseEngine (caller's thread) and its worker thread (engine-thread.ts). */
 
@@ -23,7 +23,5 @@ export interface DenoiseReply {
   durationSeconds: number;
   channels: number;
 }
-
-export type ToThread = RpcCall<DenoiseCall>;
 
 export type FromThread = { type: 'ready' } | { type: 'load-failed'; error: RemoteError } | RpcReply<DenoiseReply>;

@@ -21,8 +21,6 @@ import { registerDocsAssets } from './docs-page.ts';
 export const API_VERSION = '1.0.0';
 
 export interface AppOptions {
-  /** Route groups added by later capabilities (jobs, webhooks, ...), registered like the core ones. */
-  extraRoutes?: Array<(rt: Runtime) => AnyRoute[]>;
   logger?: boolean;
 }
 
@@ -70,7 +68,6 @@ export function buildApp(rt: Runtime, opts: AppOptions = {}): FastifyInstance {
     ...trackJobRoutes(rt),
     ...denoiseJobRoutes(rt),
     ...webhookRoutes(rt),
-    ...(opts.extraRoutes ?? []).flatMap((make) => make(rt)),
   ];
   const all = [...routes, ...openApiRoutes(() => [...routes, filesUploadRoute(rt)], rt.config.publicUrl, API_VERSION)];
   registerRoutes(app, all);
