@@ -15,7 +15,7 @@ import { analyzeAudioInThread } from '../src/analysis/analyze-off-thread.ts';
 import { estimateKey } from '../src/analysis/key.ts';
 import { EDMA, KRUMHANSL, TEMPERLEY, type KeyProfile } from '../src/analysis/key-profiles.ts';
 import { decodeToPlanar } from '../src/audio/decode.ts';
-import { sharedPath } from '../test/helpers/shared.ts';
+import { sharedPath } from '../support/shared.ts';
 import { KEY_CLIPS, renderGroove, renderKeyClip, TEMPO_CLIPS, writeWav } from './fixtures/synth-clips.ts';
 import { mirexKeyScore, tempoHit, tempoHitOctave } from './analyze-metrics.ts';
 

@@ -13,8 +13,8 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DenoiseEngine } from '../src/denoise/engine.ts';
-import { siSdr } from '../src/denoise/si-sdr.ts';
-import { sharedPath } from '../test/helpers/shared.ts';
+import { siSdr } from '../support/si-sdr.ts';
+import { sharedPath } from '../support/shared.ts';
 import { buildMixes, readMono48, type Case } from './denoise-mixes.ts';
 import { rnnoise } from './denoise-rnnoise.ts';
 

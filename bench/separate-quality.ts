@@ -20,7 +20,7 @@ import { QUALITY_SETTINGS, type InferenceSettings } from '../src/separation/qual
 import { SegmentModel } from '../src/separation/segment-model.ts';
 import { separateStream } from '../src/separation/separate-stream.ts';
 import type { StemName } from '../src/separation/stems.ts';
-import { sharedPath } from '../test/helpers/shared.ts';
+import { sharedPath } from '../support/shared.ts';
 import { prepareModel } from '../src/separation/prepared-model.ts';
 import { runInEngineEnv } from './fixtures/engine-env.ts';
 

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { sharedPath } from '../test/helpers/shared.ts';
+import { sharedPath } from '../support/shared.ts';
 import { TreeMemorySampler } from './fixtures/tree-memory.ts';
 import { getModelSpec } from '../src/models/registry.ts';
 import { resolveModel } from '../src/models/resolve.ts';

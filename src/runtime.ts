@@ -10,8 +10,8 @@ import type { RateLimiter } from './ratelimit/rate-limiter.ts';
 import { pino, type Logger } from 'pino';
 import type { JobQueue } from './queue/job-queue.ts';
 import { createQueue } from './queue/create-queue.ts';
-import type { Engines } from './worker/engines.ts';
-import { createEngines } from './worker/create-engines.ts';
+import type { Engines } from './engines/engines.ts';
+import { createEngines } from './engines/create-engines.ts';
 import { localModels, workerModels, type ModelAvailability } from './models/availability.ts';
 
 /**

@@ -12,7 +12,7 @@ import {
   TEMPO_CLIPS,
   writeWav,
 } from '../bench/fixtures/synth-clips.ts';
-import { sharedPath } from './helpers/shared.ts';
+import { sharedPath } from '../support/shared.ts';
 
 // Real ffmpeg decoding of synthesised clips with known labels, and of the shared labelled tracks.
 let dir: string;

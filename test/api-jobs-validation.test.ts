@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { makeTone } from './helpers/audio.ts';
 import { uploadFile } from './helpers/jobs.ts';
-import { sharedPath } from './helpers/shared.ts';
+import { sharedPath } from '../support/shared.ts';
 import { getBalanceSeconds, listLedger } from '../src/store/credits.ts';
 
 /** POST/GET /jobs without workers: jobs stay PENDING, so validation, credits and paging are tested alone. */

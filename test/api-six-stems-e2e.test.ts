@@ -12,7 +12,7 @@ import { getBalanceSeconds } from '../src/store/credits.ts';
 import { startWorkers, type Workers } from '../src/worker/start.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { uploadFile, waitForJob } from './helpers/jobs.ts';
-import { sharedPath } from './helpers/shared.ts';
+import { sharedPath } from '../support/shared.ts';
 import { snrDb } from './helpers/snr.ts';
 import { FAKE_GAINS, fakeSixStemModel, SIX_SOURCES } from './helpers/fake-six-stem-model.ts';
 

@@ -2,14 +2,14 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from './helpers/server.ts';
-import { sharedPath } from './helpers/shared.ts';
+import { sharedPath } from '../support/shared.ts';
 import { trimClip } from './helpers/denoise-clip.ts';
 import { waitForJob } from './helpers/jobs.ts';
 import { startWorkers, type Workers } from '../src/worker/start.ts';
 import { getBalanceSeconds } from '../src/store/credits.ts';
 import { probeAudio } from '../src/audio/probe.ts';
 import { decodeToPlanar } from '../src/audio/decode.ts';
-import { siSdr } from '../src/denoise/si-sdr.ts';
+import { siSdr } from '../support/si-sdr.ts';
 import { sweepExpired } from '../src/worker/retention.ts';
 
 /**

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from './helpers/server.ts';
-import { sharedPath } from './helpers/shared.ts';
+import { sharedPath } from '../support/shared.ts';
 import { uploadFile, waitForJob } from './helpers/jobs.ts';
 import { startWorkers, type Workers } from '../src/worker/start.ts';
 import { probeAudio } from '../src/audio/probe.ts';

@@ -3,12 +3,12 @@ import { readdir, readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from './helpers/server.ts';
-import { sharedPath } from './helpers/shared.ts';
+import { sharedPath } from '../support/shared.ts';
 import { trimClip, wavOfExactSize } from './helpers/denoise-clip.ts';
 import { waitForJob } from './helpers/jobs.ts';
 import { startWorkers, type Workers } from '../src/worker/start.ts';
 import { getBalanceSeconds } from '../src/store/credits.ts';
-import type { Engines } from '../src/worker/engines.ts';
+import type { Engines } from '../src/engines/engines.ts';
 
 const MAX_BYTES = 1024 * 1024; // MAX_FILE_SIZE_MB=1
 

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { probeAudio } from '../src/audio/probe.ts';
-import { sharedPath } from './helpers/shared.ts';
+import { sharedPath } from '../support/shared.ts';
 
 const bin = resolve(import.meta.dirname, '../bin/stemforge.mjs');
 let dir: string;

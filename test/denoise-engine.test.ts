@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { decodeToPlanar } from '../src/audio/decode.ts';
 import { probeAudio } from '../src/audio/probe.ts';
 import { DenoiseEngine } from '../src/denoise/engine.ts';
-import { siSdr } from '../src/denoise/si-sdr.ts';
-import { sharedPath } from './helpers/shared.ts';
+import { siSdr } from '../support/si-sdr.ts';
+import { sharedPath } from '../support/shared.ts';
 
 const clean = sharedPath('audio', 'denoise', 'clean_freesound_33711.wav');
 const noisy = sharedPath('audio', 'denoise', 'noisy_snr0.wav');

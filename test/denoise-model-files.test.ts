@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DenoiseEngine } from '../src/denoise/engine.ts';
 import { DFN3_FILES, loadDfn3Model, ModelFilesError } from '../src/denoise/model-files.ts';
-import { sharedPath } from './helpers/shared.ts';
+import { sharedPath } from '../support/shared.ts';
 
 let dir: string;
 

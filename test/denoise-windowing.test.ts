@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeToPlanar } from '../src/audio/decode.ts';
 import type { WindowingOptions } from '../src/denoise/channel-enhancer.ts';
 import { Denoiser } from '../src/denoise/denoiser.ts';
-import { siSdr } from '../src/denoise/si-sdr.ts';
-import { sharedPath } from './helpers/shared.ts';
+import { siSdr } from '../support/si-sdr.ts';
+import { sharedPath } from '../support/shared.ts';
 
 let denoiser: Denoiser;
 let noisy: Float32Array;

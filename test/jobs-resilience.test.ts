@@ -6,12 +6,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startTestServer, freePort } from './helpers/server.ts';
 import { uploadFile, waitForJob } from './helpers/jobs.ts';
-import { sharedPath } from './helpers/shared.ts';
+import { sharedPath } from '../support/shared.ts';
 import { startWorkers } from '../src/worker/start.ts';
 import { getBalanceSeconds, listLedger } from '../src/store/credits.ts';
-import { createEngines } from '../src/worker/create-engines.ts';
+import { createEngines } from '../src/engines/create-engines.ts';
 import { connectDatabase } from '../src/store/db.ts';
-import type { Engines } from '../src/worker/engines.ts';
+import type { Engines } from '../src/engines/engines.ts';
 
 const repo = resolve(import.meta.dirname, '..');
 

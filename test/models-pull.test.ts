@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { pullModel, PullError } from '../src/models/pull.ts';
 import { isModelInstalled, resolveModel, verifyModel } from '../src/models/resolve.ts';
 import { ChecksumError, sha256File, VERIFIED_CACHE_FILE, verifyFileCached } from '../src/models/verify.ts';
-import { sharedPath } from './helpers/shared.ts';
+import { sharedPath } from '../support/shared.ts';
 
 const DFN3_FILES = ['enc.onnx', 'erb_dec.onnx', 'df_dec.onnx', 'config.ini'];
 

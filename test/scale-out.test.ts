@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { freePort } from './helpers/server.ts';
-import { sharedPath } from './helpers/shared.ts';
+import { sharedPath } from '../support/shared.ts';
 import { startS3Server, type TestS3Server } from './helpers/s3-server.ts';
 import { TEST_POSTGRES_URL } from './helpers/db.ts';
 import { trimClip } from './helpers/denoise-clip.ts';

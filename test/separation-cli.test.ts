@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { probeAudio } from '../src/audio/probe.ts';
-import { sharedPath } from './helpers/shared.ts';
+import { sharedPath } from '../support/shared.ts';
 
 const run = promisify(execFile);
 const bin = join(import.meta.dirname, '..', 'bin', 'stemforge.mjs');

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { decodeToPlanar } from '../src/audio/decode.ts';
 import { SeparationCancelledError, SeparationEngine } from '../src/separation/engine.ts';
-import { sharedPath } from './helpers/shared.ts';
+import { sharedPath } from '../support/shared.ts';
 import { snrDb } from './helpers/snr.ts';
 
 const run = promisify(execFile);

@@ -9,7 +9,7 @@ import { prepareModel } from '../src/separation/prepared-model.ts';
 import { SeparationEngine } from '../src/separation/engine.ts';
 import { decodeToPlanar } from '../src/audio/decode.ts';
 import { fakeSixStemModel } from './helpers/fake-six-stem-model.ts';
-import { sharedPath } from './helpers/shared.ts';
+import { sharedPath } from '../support/shared.ts';
 import { snrDb } from './helpers/snr.ts';
 
 const htdemucs = resolveModel('htdemucs', { modelsDir: '/nonexistent' })!.files['htdemucs.onnx'];

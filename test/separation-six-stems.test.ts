@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { decodeToPlanar } from '../src/audio/decode.ts';
 import { ModelNotInstalledError, SeparationEngine } from '../src/separation/engine.ts';
 import { FAKE_GAINS, fakeSixStemModel, SIX_SOURCES } from './helpers/fake-six-stem-model.ts';
-import { sharedPath } from './helpers/shared.ts';
+import { sharedPath } from '../support/shared.ts';
 import { snrDb } from './helpers/snr.ts';
 
 /**

@@ -5,7 +5,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sharedPath } from './helpers/shared.ts';
+import { sharedPath } from '../support/shared.ts';
 import { probeAudio } from '../src/audio/probe.ts';
 import { downloadAudio, fetchMediaInfo, ytdlpVersion } from '../src/sources/ytdlp.ts';
 import { YtdlpError } from '../src/sources/ytdlp-errors.ts';

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { sharedPath } from './helpers/shared.ts';
+import { sharedPath } from '../support/shared.ts';
 import { probeAudio } from '../src/audio/probe.ts';
 import { downloadAudio, fetchMediaInfo, ytdlpVersion, type DownloadAudioOptions } from '../src/sources/ytdlp.ts';
 import { classifyYtdlpStderr, YtdlpError, ytdlpErrorToApiError } from '../src/sources/ytdlp-errors.ts';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { TestServer } from './helpers/server.ts';
 import { startImportService, stopImportService } from './helpers/imports.ts';
 import { waitForJob } from './helpers/jobs.ts';
-import { sharedPath } from './helpers/shared.ts';
+import { sharedPath } from '../support/shared.ts';
 import type { Workers } from '../src/worker/start.ts';
 import { probeAudio } from '../src/audio/probe.ts';
 import { decodeToPlanar } from '../src/audio/decode.ts';

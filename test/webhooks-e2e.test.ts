@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { uploadFile, waitForJob } from './helpers/jobs.ts';
-import { sharedPath } from './helpers/shared.ts';
+import { sharedPath } from '../support/shared.ts';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.ts';
 import { startWorkers, type Workers } from '../src/worker/start.ts';
-import { createEngines } from '../src/worker/create-engines.ts';
-import type { Engines } from '../src/worker/engines.ts';
+import { createEngines } from '../src/engines/create-engines.ts';
+import type { Engines } from '../src/engines/engines.ts';
 import type { Config } from '../src/config.ts';
 import { verifySignature } from '../src/webhooks/sign.ts';
 import { WebhookPayload } from '../src/contract/webhooks.ts';

@@ -1,11 +1,13 @@
 import { parentPort } from 'node:worker_threads';
-import { threadData } from '../worker/thread-data.ts';
-import { analyzeAudioDetailed, type AnalyzeInput } from './analyze-audio.ts';
+import { serveRpc } from '../offload/rpc.ts';
+import { analyzeAudioDetailed, type AnalyzeInput, type DetailedAnalysis } from './analyze-audio.ts';
 
-/** Worker-thread entry of analyzeAudioInThread: analyses once, posts the result, exits. */
-const input = threadData<Omit<AnalyzeInput, 'signal'>>();
-try {
-  parentPort?.postMessage({ ok: true, result: await analyzeAudioDetailed(input) });
-} catch (err) {
-  parentPort?.postMessage({ ok: false, message: (err as Error).message });
-}
+/** Worker-thread entry of analyzeAudioInThread: answers its call; the caller then ends the thread. */
+const port = parentPort!;
+port.on(
+  'message',
+  serveRpc<Omit<AnalyzeInput, 'signal'>, DetailedAnalysis>(
+    (m) => port.postMessage(m),
+    (input) => analyzeAudioDetailed(input),
+  ),
+);

@@ -2,7 +2,7 @@ import { enhanceFrame } from './deep-filter.ts';
 import { FeatureExtractor } from './features.ts';
 import { FrameBuffer } from './frame-buffer.ts';
 import type { Dfn3Network } from './network.ts';
-import type { RealFft } from './fft.ts';
+import type { RealFft } from '../dsp/fft.ts';
 import { StftAnalyzer, StftSynthesizer } from './stft.ts';
 
 /**

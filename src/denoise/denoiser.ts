@@ -1,6 +1,6 @@
 import { ChannelEnhancer, DEFAULT_WINDOWING, type ChannelDsp, type WindowingOptions } from './channel-enhancer.ts';
 import { erbWidths } from './erb.ts';
-import { RealFft } from './fft.ts';
+import { RealFft } from '../dsp/fft.ts';
 import { loadDfn3Model, normAlpha, type DfParams } from './model-files.ts';
 import { Dfn3Network, type NetworkOptions } from './network.ts';
 import { vorbisWindow } from './stft.ts';

@@ -1,5 +1,6 @@
 import type { AudioFormat } from '../audio/encode.ts';
 import type { FfmpegTools } from '../audio/tools.ts';
+import type { RemoteError, RpcReply } from '../offload/rpc.ts';
 
 /** Messages between DenoiseEngine (caller's thread) and its worker thread (engine-thread.ts). */
 
@@ -11,23 +12,16 @@ export interface EngineThreadData {
   tools: FfmpegTools;
 }
 
-export type ToThread =
-  | { type: 'job'; id: number; inputPath: string; outputPath: string; format: AudioFormat }
-  | { type: 'cancel'; id: number };
-
-export interface SerializedError {
-  name: string;
-  message: string;
+/** One file to clean: a call on the offload channel. */
+export interface DenoiseCall {
+  inputPath: string;
+  outputPath: string;
+  format: AudioFormat;
 }
 
-export type FromThread =
-  | { type: 'ready' }
-  | { type: 'load-failed'; error: SerializedError }
-  | { type: 'progress'; id: number; fraction: number }
-  | { type: 'done'; id: number; durationSeconds: number; channels: number }
-  | { type: 'failed'; id: number; error: SerializedError };
-
-export function serializeError(err: unknown): SerializedError {
-  const e = err instanceof Error ? err : new Error(String(err));
-  return { name: e.name, message: e.message };
+export interface DenoiseReply {
+  durationSeconds: number;
+  channels: number;
 }
+
+export type FromThread = { type: 'ready' } | { type: 'load-failed'; error: RemoteError } | RpcReply<DenoiseReply>;

@@ -1,8 +1,9 @@
 import { parentPort } from 'node:worker_threads';
-import { threadData } from '../worker/thread-data.ts';
+import { threadData } from '../offload/thread-data.ts';
+import { remoteError, serveRpc } from '../offload/rpc.ts';
 import { denoiseFileWith } from './denoise-file.ts';
 import { Denoiser } from './denoiser.ts';
-import { serializeError, type EngineThreadData, type FromThread, type ToThread } from './engine-protocol.ts';
+import type { DenoiseCall, DenoiseReply, EngineThreadData, FromThread } from './engine-protocol.ts';
 
 /*
  * Worker-thread side of DenoiseEngine: loads the model once (checksums, ONNX sessions) and runs
@@ -12,8 +13,6 @@ import { serializeError, type EngineThreadData, type FromThread, type ToThread }
 const port = parentPort!;
 const data = threadData<EngineThreadData>();
 const send = (msg: FromThread) => port.postMessage(msg);
-const running = new Map<number, AbortController>();
-let queue: Promise<void> = Promise.resolve();
 
 const loaded = Denoiser.load(data.modelDir, {
   executionProvider: data.executionProvider,
@@ -22,39 +21,26 @@ const loaded = Denoiser.load(data.modelDir, {
 });
 loaded.then(
   () => send({ type: 'ready' }),
-  (err) => send({ type: 'load-failed', error: serializeError(err) }),
+  (err) => send({ type: 'load-failed', error: remoteError(err) }),
 );
 
-port.on('message', (msg: ToThread) => {
-  if (msg.type === 'cancel') {
-    running.get(msg.id)?.abort();
-    return;
-  }
-  const controller = new AbortController();
-  running.set(msg.id, controller);
-  queue = queue.then(async () => {
-    try {
-      const denoiser = await loaded;
-      let lastSent = -1;
-      const result = await denoiseFileWith(denoiser, {
-        inputPath: msg.inputPath,
-        outputPath: msg.outputPath,
-        format: msg.format,
-        tools: data.tools,
-        signal: controller.signal,
-        onProgress: (fraction) => {
-          // About one message per percent is plenty for a progress bar or a job record.
-          if (fraction - lastSent >= 0.01 || fraction === 1) {
-            lastSent = fraction;
-            send({ type: 'progress', id: msg.id, fraction });
-          }
-        },
-      });
-      send({ type: 'done', id: msg.id, durationSeconds: result.durationSeconds, channels: result.channels });
-    } catch (err) {
-      send({ type: 'failed', id: msg.id, error: serializeError(err) });
-    } finally {
-      running.delete(msg.id);
-    }
-  });
-});
+port.on(
+  'message',
+  serveRpc<DenoiseCall, DenoiseReply>(send, async (call, { signal, onProgress }) => {
+    const denoiser = await loaded;
+    let lastSent = -1;
+    const result = await denoiseFileWith(denoiser, {
+      ...call,
+      tools: data.tools,
+      signal,
+      onProgress: (fraction) => {
+        // About one message per percent is plenty for a progress bar or a job record.
+        if (fraction - lastSent >= 0.01 || fraction === 1) {
+          lastSent = fraction;
+          onProgress(fraction);
+        }
+      },
+    });
+    return { durationSeconds: result.durationSeconds, channels: result.channels };
+  }),
+);

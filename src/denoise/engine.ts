@@ -1,8 +1,9 @@
 import type { Worker } from 'node:worker_threads';
 import type { AudioFormat } from '../audio/encode.ts';
 import { defaultTools, type FfmpegTools } from '../audio/tools.ts';
-import { startThread } from '../worker/thread.ts';
-import type { FromThread, SerializedError, ToThread } from './engine-protocol.ts';
+import { startThread } from '../offload/start-thread.ts';
+import { RpcClient, type RemoteError } from '../offload/rpc.ts';
+import type { DenoiseCall, DenoiseReply, FromThread } from './engine-protocol.ts';
 import { ModelFilesError } from './model-files.ts';
 
 export interface DenoiseEngineOptions {
@@ -32,12 +33,6 @@ export interface DenoiseResult {
   channels: number;
 }
 
-interface Pending {
-  resolve: (r: DenoiseResult) => void;
-  reject: (e: Error) => void;
-  onProgress?: (fraction: number) => void;
-}
-
 /**
  * DeepFilterNet3 speech enhancement in a worker thread. The thread loads and verifies the model once
  * and serves jobs in order; a job's promise settles after its output file is complete (or removed,
@@ -45,8 +40,7 @@ interface Pending {
  */
 export class DenoiseEngine {
   private readonly worker: Worker;
-  private readonly pending = new Map<number, Pending>();
-  private nextId = 1;
+  private readonly rpc = new RpcClient<DenoiseCall, DenoiseReply>((m) => this.worker.postMessage(m), deserializeError);
   private closed = false;
   private readonly readyPromise: Promise<void>;
   private fatal: Error | undefined;
@@ -71,22 +65,13 @@ export class DenoiseEngine {
       else if (msg.type === 'load-failed') {
         this.fatal = deserializeError(msg.error);
         settleReady(this.fatal);
-        this.failAll(this.fatal);
-      } else {
-        const job = this.pending.get(msg.id);
-        if (!job) return;
-        if (msg.type === 'progress') job.onProgress?.(msg.fraction);
-        else {
-          this.pending.delete(msg.id);
-          if (msg.type === 'done') job.resolve({ durationSeconds: msg.durationSeconds, channels: msg.channels });
-          else job.reject(deserializeError(msg.error));
-        }
-      }
+        this.rpc.failAll(this.fatal);
+      } else this.rpc.receive(msg);
     });
     const onDeath = (err: Error) => {
       this.fatal ??= err;
       settleReady(this.fatal);
-      this.failAll(this.fatal);
+      this.rpc.failAll(this.fatal);
     };
     this.worker.on('error', onDeath);
     this.worker.on('exit', (code) => {
@@ -104,39 +89,20 @@ export class DenoiseEngine {
     if (this.closed) throw new Error('DenoiseEngine is closed');
     if (this.fatal) throw this.fatal;
     job.signal?.throwIfAborted();
-    const id = this.nextId++;
-    const result = new Promise<DenoiseResult>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, onProgress: job.onProgress });
-    });
-    const onAbort = () => this.post({ type: 'cancel', id });
-    job.signal?.addEventListener('abort', onAbort, { once: true });
-    this.post({ type: 'job', id, inputPath: job.inputPath, outputPath: job.outputPath, format: job.format });
-    try {
-      return await result;
-    } finally {
-      job.signal?.removeEventListener('abort', onAbort);
-    }
+    const { inputPath, outputPath, format, onProgress, signal } = job;
+    return this.rpc.call({ inputPath, outputPath, format }, { onProgress, signal });
   }
 
   /** Stops the thread; jobs still running are rejected. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.failAll(new Error('DenoiseEngine closed'));
+    this.rpc.failAll(new Error('DenoiseEngine closed'));
     await this.worker.terminate();
-  }
-
-  private post(msg: ToThread): void {
-    this.worker.postMessage(msg);
-  }
-
-  private failAll(err: Error): void {
-    for (const job of this.pending.values()) job.reject(err);
-    this.pending.clear();
   }
 }
 
-function deserializeError(e: SerializedError): Error {
+function deserializeError(e: RemoteError): Error {
   const err = e.name === 'ModelFilesError' ? new ModelFilesError(e.message) : new Error(e.message);
   err.name = e.name;
   return err;

@@ -1,4 +1,4 @@
-import type { RealFft } from './fft.ts';
+import type { RealFft } from '../dsp/fft.ts';
 
 /*
  * The STFT of libDF (DeepFilterNet's `DFState::analysis` / `synthesis`): Vorbis window, one new

@@ -82,7 +82,3 @@ export class ApiError extends Error {
     return { error: { code: this.code, message: this.message, ...this.extra } };
   }
 }
-
-export function apiError(code: ErrorCode, message?: string, extra?: Record<string, unknown>): ApiError {
-  return new ApiError(code, message, extra);
-}

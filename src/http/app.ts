@@ -26,8 +26,6 @@ export function hostedBasePath(url: string): string {
 }
 
 export interface AppOptions {
-  /** Route groups added by later capabilities (jobs, webhooks, ...), registered like the core ones. */
-  extraRoutes?: Array<(rt: Runtime) => AnyRoute[]>;
   logger?: boolean;
 }
 
@@ -78,7 +76,6 @@ export function buildApp(rt: Runtime, opts: AppOptions = {}): FastifyInstance {
     ...trackJobRoutes(rt),
     ...denoiseJobRoutes(rt),
     ...webhookRoutes(rt),
-    ...(opts.extraRoutes ?? []).flatMap((make) => make(rt)),
   ];
   const all = [...routes, ...openApiRoutes(() => [...routes, filesUploadRoute(rt)], rt.config.publicUrl, API_VERSION)];
   registerRoutes(app, all);

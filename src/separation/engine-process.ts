@@ -4,15 +4,14 @@
 // ends, and a crash inside onnxruntime cannot take the API down with it.
 import { ENGINE_SAMPLE_RATE } from '../audio/tools.ts';
 import { verifyFileCached } from '../models/verify.ts';
+import { serveRpc } from '../offload/rpc.ts';
 import type { EngineInit, FromEngine, ToEngine } from './engine-protocol.ts';
-import { separateFileWith } from './separate-file.ts';
+import { separateFileWith, type SeparateRequest, type SeparateResult } from './separate-file.ts';
 import { SegmentModel } from './segment-model.ts';
 import { NO_REWRITES, prepareModel } from './prepared-model.ts';
 
 const post = (m: FromEngine) => process.send?.(m);
-const running = new Map<number, AbortController>();
 let modelReady: Promise<SegmentModel | undefined> = Promise.resolve(undefined);
-let queue: Promise<void> = Promise.resolve();
 
 async function load(init: EngineInit): Promise<SegmentModel | undefined> {
   const t0 = performance.now();
@@ -41,39 +40,24 @@ async function load(init: EngineInit): Promise<SegmentModel | undefined> {
   }
 }
 
-function separate(msg: Extract<ToEngine, { type: 'separate' }>, init: EngineInit): void {
-  const controller = new AbortController();
-  running.set(msg.id, controller);
-  // Jobs run one after another: the model uses every intra-op thread it was given.
-  queue = queue.then(async () => {
-    const model = await modelReady;
-    try {
-      if (!model) throw new Error('the separation model failed to load');
-      controller.signal.throwIfAborted();
-      const result = await separateFileWith(model, msg.request, {
-        sampleRate: ENGINE_SAMPLE_RATE,
-        tools: init.tools,
-        signal: controller.signal,
-        onProgress: (fraction) => post({ type: 'progress', id: msg.id, fraction }),
-      });
-      post({ type: 'done', id: msg.id, result });
-    } catch (err) {
-      post({ type: 'error', id: msg.id, message: (err as Error).message, aborted: controller.signal.aborted });
-    } finally {
-      running.delete(msg.id);
-    }
-  });
-}
-
 let init: EngineInit | undefined;
+const serve = serveRpc<SeparateRequest, SeparateResult>(
+  post,
+  async (request, { signal, onProgress }) => {
+    const model = await modelReady;
+    if (!model || !init) throw new Error('the separation model failed to load');
+    signal.throwIfAborted();
+    return separateFileWith(model, request, { sampleRate: ENGINE_SAMPLE_RATE, tools: init.tools, signal, onProgress });
+  },
+  () => new Error('separation cancelled'),
+);
+
 process.on('message', (msg: ToEngine) => {
   if (msg.type === 'init') {
     init = msg.init;
     modelReady = load(init);
-  } else if (msg.type === 'cancel') {
-    running.get(msg.id)?.abort(new Error('separation cancelled'));
   } else if (init) {
-    separate(msg, init);
+    serve(msg);
   }
 });
 // The parent is gone (exited, killed): nobody is left to receive the results.

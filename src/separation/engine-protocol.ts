@@ -1,4 +1,5 @@
 import type { FfmpegTools } from '../audio/tools.ts';
+import type { RpcCall, RpcReply } from '../offload/rpc.ts';
 import type { SeparateRequest, SeparateResult } from './separate-file.ts';
 import type { ExecutionProvider } from './session-options.ts';
 import type { GraphRewrites } from './prepared-model.ts';
@@ -19,14 +20,10 @@ export interface EngineInit {
   tools: FfmpegTools;
 }
 
-export type ToEngine =
-  | { type: 'init'; init: EngineInit }
-  | { type: 'separate'; id: number; request: SeparateRequest }
-  | { type: 'cancel'; id: number };
+/** The first message sets the process up; then separations are calls on the offload channel. */
+export type ToEngine = { type: 'init'; init: EngineInit } | RpcCall<SeparateRequest>;
 
 export type FromEngine =
   | { type: 'ready'; loadMs: number; rewrites: GraphRewrites }
   | { type: 'load-error'; message: string }
-  | { type: 'progress'; id: number; fraction: number }
-  | { type: 'done'; id: number; result: SeparateResult }
-  | { type: 'error'; id: number; message: string; aborted: boolean };
+  | RpcReply<SeparateResult>;

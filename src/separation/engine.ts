@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
-import { startProcess } from '../worker/process.ts';
+import { startProcess } from '../offload/start-process.ts';
+import { RpcClient } from '../offload/rpc.ts';
 import { defaultTools, type FfmpegTools } from '../audio/tools.ts';
 import { getModelSpec, type ModelSpec } from '../models/registry.ts';
 import { expectedSha256, resolveModel } from '../models/resolve.ts';
@@ -82,12 +83,6 @@ export class SeparationCancelledError extends Error {
 /** The model a separation needs is not installed; the message says how to install it. */
 export class ModelNotInstalledError extends Error {}
 
-interface Pending {
-  resolve: (r: SeparateResult) => void;
-  reject: (e: Error) => void;
-  onProgress?: (f: number) => void;
-}
-
 /**
  * A warm separator: one child process that loads the model once (checksum verified, cached) and
  * runs jobs one at a time, so the caller's event loop stays free and the model's memory lives and
@@ -106,8 +101,12 @@ export class SeparationEngine {
   private child: ChildProcess | undefined;
   private ready: Promise<EngineReady> | undefined;
   private exited: Promise<void> = Promise.resolve();
-  private nextId = 1;
-  private readonly pending = new Map<number, Pending>();
+  private readonly rpc = new RpcClient<SeparateRequest, SeparateResult>(
+    (m) => this.send(m),
+    (e) => (e.aborted ? new SeparationCancelledError(e.message) : new Error(e.message)),
+  );
+  /** Jobs from their call until they settle, waiting for the process included. */
+  private running = 0;
   private idleTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: SeparationEngineOptions) {}
@@ -139,16 +138,16 @@ export class SeparationEngine {
           reject(new Error(`cannot load the separation model: ${m.message}`));
           // A later job tries again (the operator may fix the model meanwhile).
           void this.close();
-        } else this.onJobMessage(m);
+        } else this.rpc.receive(m);
       });
       child.on('error', (err) => {
         reject(err);
-        this.failAll(err);
+        this.rpc.failAll(err);
       });
       child.once('exit', (code, signal) => {
         const err = new Error(`the separation process exited (${signal ?? `code ${code}`})`);
         reject(err);
-        this.failAll(err);
+        this.rpc.failAll(err);
         if (this.child === child) {
           this.child = undefined;
           this.ready = undefined;
@@ -166,54 +165,34 @@ export class SeparationEngine {
     // Before starting a process: asking the four-source model for piano fails at once.
     checkStemsAvailable(o.stems, this.modelSpec().stems!);
     clearTimeout(this.idleTimer);
-    const id = this.nextId++;
     // Counted as running from here, so the idle timer of an earlier job cannot close the process
     // while this one waits for it to load.
-    this.pending.set(id, { resolve: () => undefined, reject: () => undefined });
+    this.running++;
     try {
       await this.start();
-    } catch (err) {
-      this.settled(id);
-      throw err;
+      const request: SeparateRequest = {
+        inputPath: o.inputPath,
+        outDir: o.outDir,
+        stems: o.stems,
+        format: o.format,
+        quality: o.quality,
+        fileBaseName: o.fileBaseName,
+        settings: o.settings,
+        instrumental: o.instrumental,
+        normalize: o.normalize,
+        limiter: o.limiter,
+      };
+      return await this.rpc.call(request, { onProgress: o.onProgress, signal: o.signal });
+    } finally {
+      this.settled();
     }
-    const request: SeparateRequest = {
-      inputPath: o.inputPath,
-      outDir: o.outDir,
-      stems: o.stems,
-      format: o.format,
-      quality: o.quality,
-      fileBaseName: o.fileBaseName,
-      settings: o.settings,
-      instrumental: o.instrumental,
-      normalize: o.normalize,
-      limiter: o.limiter,
-    };
-    return new Promise<SeparateResult>((resolve, reject) => {
-      const onAbort = () => this.send({ type: 'cancel', id });
-      o.signal?.addEventListener('abort', onAbort, { once: true });
-      const done = () => o.signal?.removeEventListener('abort', onAbort);
-      this.pending.set(id, {
-        resolve: (r) => {
-          done();
-          this.settled(id);
-          resolve(r);
-        },
-        reject: (e) => {
-          done();
-          this.settled(id);
-          reject(e);
-        },
-        onProgress: o.onProgress,
-      });
-      this.send({ type: 'separate', id, request });
-    });
   }
 
   /** A job ended: when it was the last one, the idle countdown starts. */
-  private settled(id: number): void {
-    this.pending.delete(id);
+  private settled(): void {
+    this.running--;
     const idle = this.options.idleTimeoutMs;
-    if (idle === undefined || this.pending.size > 0) return;
+    if (idle === undefined || this.running > 0) return;
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => void this.close(), idle);
     this.idleTimer.unref();
@@ -271,22 +250,5 @@ export class SeparationEngine {
       threads: o.threads ?? 0,
       tools: o.tools ?? defaultTools,
     };
-  }
-
-  private onJobMessage(m: Exclude<FromEngine, { type: 'ready' } | { type: 'load-error' }>): void {
-    const p = this.pending.get(m.id);
-    if (!p) return;
-    if (m.type === 'progress') {
-      p.onProgress?.(m.fraction);
-      return;
-    }
-    this.pending.delete(m.id);
-    if (m.type === 'done') p.resolve(m.result);
-    else p.reject(m.aborted ? new SeparationCancelledError(m.message) : new Error(m.message));
-  }
-
-  private failAll(err: Error): void {
-    for (const p of this.pending.values()) p.reject(err);
-    this.pending.clear();
   }
 }

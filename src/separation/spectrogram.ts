@@ -1,4 +1,4 @@
-import { createRealFft, type RealFft } from './fft.ts';
+import { RealFft } from '../dsp/fft.ts';
 import { HTDEMUCS_HOP, HTDEMUCS_NFFT, HTDEMUCS_SEGMENT_FRAMES } from './htdemucs-shapes.ts';
 
 /**
@@ -56,7 +56,7 @@ export class DemucsSpectrogram {
   /** @param length samples per segment (HTDemucs' training length unless testing). */
   static async create(length = HTDEMUCS_SEGMENT_FRAMES): Promise<DemucsSpectrogram> {
     if (length <= HTDEMUCS_HOP * 2) throw new Error('segment too short for the HTDemucs spectrogram');
-    return new DemucsSpectrogram(await createRealFft(HTDEMUCS_NFFT), length);
+    return new DemucsSpectrogram(await RealFft.create(HTDEMUCS_NFFT), length);
   }
 
   /** Size of the spectrogram of `channels` audio channels, in floats. */
@@ -87,7 +87,7 @@ export class DemucsSpectrogram {
           else if (j > last) j = 2 * last - j;
           input[i] = x[j] * w[i];
         }
-        fft.forward();
+        fft.forwardOrdered();
         const z = fft.output;
         out[reBase + t] = z[0];
         out[imBase + t] = 0;
@@ -120,7 +120,7 @@ export class DemucsSpectrogram {
           input[2 * f] = spec[reBase + f * frames + t];
           input[2 * f + 1] = spec[imBase + f * frames + t];
         }
-        fft.inverse();
+        fft.inverseOrdered();
         const y = fft.output;
         const start = t * HTDEMUCS_HOP + this.frameOrigin;
         const i0 = Math.max(0, -start);

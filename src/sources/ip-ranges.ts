@@ -118,7 +118,3 @@ export function classifyIp(ip: string): IpClass {
   if (n6 !== null) return classifyV6(n6);
   return 'invalid';
 }
-
-export function isPublicIp(ip: string): boolean {
-  return classifyIp(ip) === 'public';
-}

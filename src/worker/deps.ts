@@ -3,7 +3,7 @@ import type { Config } from '../config.ts';
 import type { Db } from '../store/schema.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import type { JobQueue } from '../queue/job-queue.ts';
-import type { Engines } from './engines.ts';
+import type { Engines } from '../engines/engines.ts';
 
 /**
  * What the workers may need from the composition root (`src/runtime.ts` satisfies it). Each

@@ -1,15 +1,6 @@
-/**
- * A failure that retrying cannot fix (the input is not audio, the video is private, the track is
- * too long): the job fails at once instead of spending its retries.
- */
-export class PermanentJobError extends Error {
-  /** `errorDetails.code` of the failed job. */
-  readonly code: string;
-  constructor(message: string, code = 'PROCESSING_FAILED') {
-    super(message);
-    this.code = code;
-  }
-}
+import { PermanentJobError } from '../domain/permanent-job-error.ts';
+
+export { PermanentJobError };
 
 /** `errorDetails.code` for a failure: the permanent error's own, else a timeout or a plain failure. */
 export function errorCodeOf(err: unknown): string {

@@ -9,7 +9,7 @@ import { ProgressSpan, segmentProgress } from './progress-span.ts';
 import { QUALITY_SETTINGS, type QualityTier } from '../separation/quality.ts';
 import { outputFileName, type StoredOutputs } from '../jobs/outputs.ts';
 import { PermanentJobError } from './job-errors.ts';
-import type { EngineStem } from './engines.ts';
+import type { EngineStem } from '../engines/engines.ts';
 import { analyzeStems } from './analyze-step.ts';
 
 /**

@@ -4,7 +4,7 @@ import {
   HTDEMUCS_SPEC_FRAMES,
 } from '../../src/separation/htdemucs-shapes.ts';
 import { getModelSpec } from '../../src/models/registry.ts';
-import { encodeOnnxModel } from './onnx-writer.ts';
+import { encodeOnnxModel } from '../../support/onnx-writer.ts';
 
 /** Sources of htdemucs_6s in output order (the registry's list). */
 export const SIX_SOURCES = getModelSpec('htdemucs_6s')!.stems!;

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { Env } from '../../src/config.ts';
 import { startWorkers, type Workers } from '../../src/worker/start.ts';
 import { startTestServer, type TestServer } from './server.ts';
-import { sharedPath } from './shared.ts';
+import { sharedPath } from '../../support/shared.ts';
 
 /** The FAKE yt-dlp (the video and track sites cannot be reached from here): docs/sources.md. */
 export const FAKE_YTDLP = resolve(import.meta.dirname, '../fixtures/fake-yt-dlp');

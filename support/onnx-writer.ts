@@ -1,5 +1,5 @@
-import { encodeNode, type NewNode } from '../../src/onnx/node.ts';
-import { ProtoWriter } from '../../src/onnx/protobuf.ts';
+import { encodeNode, type NewNode } from '../src/onnx/node.ts';
+import { ProtoWriter } from '../src/onnx/protobuf.ts';
 
 /**
  * Builds small ONNX models in tests and benchmarks (onnx/onnx.proto numbering): stand-ins with

@@ -1,7 +1,6 @@
-import type { Config } from '../config.ts';
+import type { StemName } from '../separation/stems.ts';
 
 export type EngineFormat = 'mp3' | 'wav' | 'flac';
-import type { StemName } from '../separation/stems.ts';
 
 export type EngineStem = StemName;
 
@@ -42,5 +41,3 @@ export interface Engines {
   hasModel(name: string): boolean;
   close(): Promise<void>;
 }
-
-export type EnginesFactory = (config: Config) => Engines;

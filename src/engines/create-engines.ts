@@ -4,7 +4,7 @@ import { modelForStems } from '../separation/stems.ts';
 import { DenoiseEngine } from '../denoise/engine.ts';
 import { analyzeAudioInThread } from '../analysis/analyze-off-thread.ts';
 import { isModelInstalled, resolveModel } from '../models/resolve.ts';
-import { PermanentJobError } from './job-errors.ts';
+import { PermanentJobError } from '../domain/permanent-job-error.ts';
 import type { Engines } from './engines.ts';
 
 /**
