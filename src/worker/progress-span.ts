@@ -2,11 +2,15 @@ import type { ProgressPhase } from '../domain/vocabulary.ts';
 
 type Report = (percent: number, phase: ProgressPhase) => void;
 
+/** The creep reaches 95 % of a span at this many times the expected duration. */
+const CREEP_HORIZON = 50;
+
 /**
  * Progress that moves between the checkpoints a stage can report. A stage enters a span (a phase,
  * the percent it starts at, the percent of its next real checkpoint and how long that is expected
- * to take); between checkpoints the percent creeps toward the next one on a timer, slowing as it
- * nears it (1 - e^(-t/expected)) and never reaching it, so a client sees movement during a model
+ * to take); between checkpoints the percent creeps toward the next one on a timer, logarithmically
+ * in time (ln(1 + t / expected), reaching 95 % of the way at 50x the expected time), so it still moves
+ * when a step runs far longer than expected (a loaded machine, a cold model) and never reaches it, so a client sees movement during a model
  * load or a long segment, and a real checkpoint is never overtaken. The runner keeps the written
  * value monotonic.
  */
@@ -42,7 +46,8 @@ export class ProgressSpan {
   private tick(): void {
     const s = this.span;
     if (!s) return;
-    const reached = 1 - Math.exp(-(Date.now() - s.startedAt) / s.expectedMs);
+    const t = Date.now() - s.startedAt;
+    const reached = Math.min(1, Math.log1p(t / s.expectedMs) / Math.log1p(CREEP_HORIZON));
     this.report(s.from + (s.to - s.from) * 0.95 * reached, s.phase);
   }
 }

@@ -31,7 +31,7 @@ export interface StageContext {
   signal: AbortSignal;
   /**
    * Reports progress 0-100 and, when it changes, the phase (`PROGRESS_PHASES`). Progress is kept
-   * monotonic and written at most every 2 %; a new phase is written at once.
+   * monotonic and written when it gains a whole percent; a new phase is written at once.
    */
   progress(percent: number, phase?: ProgressPhase): void;
 }
@@ -81,7 +81,7 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
   let lastPhase: ProgressPhase | null = job.progress_phase;
   const progress = (p: number, phase: ProgressPhase = lastPhase ?? 'queued') => {
     const value = Math.max(lastProgress, Math.min(99, Math.floor(p)));
-    if (phase === lastPhase && value < lastProgress + 2 && !(value === 99 && lastProgress < 99)) return;
+    if (phase === lastPhase && value <= lastProgress) return;
     lastProgress = value;
     lastPhase = phase;
     reportProgress(deps.db, job.id, value, phase).catch((err: Error) =>

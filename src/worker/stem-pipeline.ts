@@ -15,7 +15,7 @@ import { analyzeStems } from './analyze-step.ts';
 /**
  * The separation stage shared by stem, video and track jobs: input from storage, HTDemucs
  * separation, the optional vocal denoise, BPM/key analysis, outputs to storage. Progress and its
- * phase (docs/api-compat.md): downloading 0-5, loading_model 5-10, separating 10-80 (per segment,
+ * phase (docs/api-compat.md): downloading 0-5, loading_model 5-15, separating 15-80 (per segment,
  * creeping within one), cleaning 70-80 (denoiseVocals), encoding 80-86, analysing 86-92,
  * uploading 92-99.
  * `extra.fullAudio` lets video and track jobs add the extracted audio as `fullAudio`.
@@ -50,7 +50,7 @@ async function separateInput(
   const { job, workDir, signal } = ctx;
   const format = options.outputFormat.toLowerCase() as AudioFormat;
   const stems = [...STEMS_BY_OUTPUT_TYPE[options.outputType]] as EngineStem[];
-  span.enter('loading_model', 5, 10, 5000);
+  span.enter('loading_model', 5, 15, 5000);
   const engines = deps.engines();
   const outDir = join(workDir, 'out');
   // With denoiseVocals the vocal stem is separated losslessly first, then cleaned and encoded.
@@ -62,7 +62,7 @@ async function separateInput(
     format: denoise ? 'flac' : format,
     quality: options.quality,
     signal,
-    onProgress: segmentProgress(span, 10, denoise ? 70 : 80, estimatedSegments(job.duration_seconds, options.quality)),
+    onProgress: segmentProgress(span, 15, denoise ? 70 : 80, estimatedSegments(job.duration_seconds, options.quality)),
   });
   const files: Record<string, string> = { ...separated.files } as Record<string, string>;
   if (denoise) {
