@@ -82,9 +82,10 @@ export const DashboardOutput = z.object({
   sizeBytes: z.number().int().optional(),
 });
 export const JobView = JobSummary.extend({
+  /** outputType and quality are null for denoise jobs (they have only a format). */
   options: z.object({
-    outputType: OutputType,
-    quality: Quality,
+    outputType: OutputType.nullable(),
+    quality: Quality.nullable(),
     outputFormat: OutputFormat,
     denoiseVocals: z.boolean(),
   }),
