@@ -97,7 +97,9 @@ describe.each(dialects)('dashboard API: jobs, peaks, ledger (%s)', (dialect) => 
     const view = await json(c, `/jobs/${stem.id}`, JobView);
     expect(Object.keys(view.outputs).sort()).toEqual(['instrumental', 'vocals']);
     expect(view.outputs.vocals).toMatchObject({ format: 'MP3', sizeBytes: clip.length });
-    const download = await fetch(view.outputs.vocals.url);
+    // Links to this site are relative (the browser uses the origin it is on).
+    expect(view.outputs.vocals.url).toMatch(/^\/v1\/blobs\//);
+    const download = await fetch(`${s.base}${view.outputs.vocals.url}`);
     expect(download.status).toBe(200);
     expect(Buffer.from(await download.arrayBuffer()).equals(clip)).toBe(true);
     const videoView = await json(c, `/jobs/${video.id}`, JobView);
@@ -146,7 +148,7 @@ describe.each(dialects)('dashboard API: jobs, peaks, ledger (%s)', (dialect) => 
     await s.rt.store.put(job.source_key!, Readable.from([clip]), { contentType: 'audio/mpeg' });
     const view = await json(c, `/jobs/${job.id}`, JobView);
     expect(view.options).toEqual({ outputType: null, quality: null, outputFormat: 'MP3', denoiseVocals: false });
-    expect((await fetch(view.input.url!)).status).toBe(200);
+    expect((await fetch(`${s.base}${view.input.url}`)).status).toBe(200);
     const peaks = await json(c, `/jobs/${job.id}/peaks`, JobPeaks);
     expect(Object.keys(peaks.outputs).sort()).toEqual(['denoised', 'input']);
     expect(peaks.outputs.input.peaks).toEqual(peaks.outputs.denoised.peaks);

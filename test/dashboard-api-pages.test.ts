@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { bootstrapLocalAccount } from '../src/bootstrap.ts';
-import { DASHBOARD_CSP } from '../src/dashboard/static.ts';
+import { DASHBOARD_CSP, dashboardCsp, storageOrigins } from '../src/dashboard/static.ts';
+import { loadConfig } from '../src/config.ts';
 import { dashboardClient, newDashboardUser, signedIn } from './helpers/dashboard.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
@@ -55,6 +56,11 @@ describe('dashboard pages, first start and operator CLI', () => {
     }
     expect(DASHBOARD_CSP).toContain("script-src 'self';");
     expect(DASHBOARD_CSP).not.toContain('unsafe-inline');
+    // With S3 storage the stems come from the bucket's endpoint: allowed for media and fetch only.
+    const s3 = loadConfig({ STORAGE: 's3', S3_BUCKET: 'b', S3_ENDPOINT: 'http://127.0.0.1:9000/x' });
+    expect(dashboardCsp(storageOrigins(s3.storage))).toContain(
+      "media-src 'self' http://127.0.0.1:9000 blob:; connect-src 'self' http://127.0.0.1:9000;",
+    );
 
     const js = await fetch(`${s.base}/assets/app-1a2b.js`);
     expect(js.status).toBe(200);

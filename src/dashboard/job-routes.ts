@@ -22,7 +22,7 @@ import type { Runtime } from '../runtime.ts';
 import { findAnyAccountJob, listAccountJobs } from '../store/account-jobs.ts';
 import { DASHBOARD_API, sessionOf } from './guard.ts';
 import { type Peaks, storedPeaks } from './peaks.ts';
-import { presentSummary, presentView } from './present-job.ts';
+import { presentSummary, presentView, relativeToSite } from './present-job.ts';
 
 const base = { tag: 'Dashboard', auth: 'none' as const };
 
@@ -59,7 +59,7 @@ export function jobRoutes(rt: Runtime) {
       status: 200,
       response: JobView,
       handler: async ({ request, params }) =>
-        presentView(await ownJob(sessionOf(request).accountId, params.id), rt.store),
+        presentView(await ownJob(sessionOf(request).accountId, params.id), rt.store, rt.config.publicUrl),
     }),
     defineRoute({
       ...base,
@@ -96,9 +96,7 @@ export function jobRoutes(rt: Runtime) {
       response: DashboardUploadGrant,
       handler: async ({ request, body }) => {
         const grant = await grantUpload(rt, sessionOf(request).accountId, body);
-        // Relative, so the browser PUTs to the origin it is on even when PUBLIC_URL names another.
-        const url = new URL(grant.uploadUrl);
-        return { ...grant, uploadUrl: `${url.pathname}${url.search}` };
+        return { ...grant, uploadUrl: relativeToSite(grant.uploadUrl, rt.config.publicUrl) };
       },
     }),
     defineRoute({

@@ -2,7 +2,7 @@ import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 
 /**
  * Dashboard passwords: scrypt (memory-hard, in node:crypto, so no native add-on) with N=2^15, r=8,
- * p=1: 32 MiB and about 0.1 s per hash on this class of CPU (see docs/dashboard.md for the figure).
+ * p=1: 32 MiB per hash; measured in docs/dashboard.md ("Passwords").
  * Stored as `scrypt$N$r$p$<salt b64>$<hash b64>` so the cost can be raised later without breaking
  * existing hashes. node:crypto's async scrypt runs on the libuv pool, off the event loop.
  */

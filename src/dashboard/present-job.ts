@@ -43,9 +43,17 @@ export function presentSummary(row: JobRow): JobSummaryBody {
   };
 }
 
+/**
+ * Links to this site are made relative, so the browser fetches them from the origin it is on (a
+ * local instance reached as localhost while PUBLIC_URL says 127.0.0.1) and `media-src 'self'` holds.
+ */
+export function relativeToSite(url: string, siteUrl: string): string {
+  return url.startsWith(`${siteUrl}/`) ? url.slice(siteUrl.length) : url;
+}
+
 const formatOf = (fileName: string) => (fileName.split('.').pop() ?? '').toUpperCase();
 
-async function signedOutputs(row: JobRow, store: BlobStore): Promise<JobViewBody['outputs']> {
+async function signedOutputs(row: JobRow, store: BlobStore, site: string): Promise<JobViewBody['outputs']> {
   if (row.status !== 'COMPLETED' || !row.outputs_json) return {};
   const stored = JSON.parse(row.outputs_json) as StoredOutputs;
   const entries = await Promise.all(
@@ -58,7 +66,7 @@ async function signedOutputs(row: JobRow, store: BlobStore): Promise<JobViewBody
         }),
         store.stat(o.key),
       ]);
-      const entry = { url, fileName: o.fileName, format: formatOf(o.fileName) };
+      const entry = { url: relativeToSite(url, site), fileName: o.fileName, format: formatOf(o.fileName) };
       return [name, stat ? { ...entry, sizeBytes: stat.size } : entry] as const;
     }),
   );
@@ -66,7 +74,7 @@ async function signedOutputs(row: JobRow, store: BlobStore): Promise<JobViewBody
 }
 
 /** A signed link to the original audio of a denoise job (the A/B player), while it is stored. */
-async function inputUrl(row: JobRow, store: BlobStore): Promise<string | null> {
+async function inputUrl(row: JobRow, store: BlobStore, site: string): Promise<string | null> {
   if (row.kind !== 'denoise' || !row.source_key || row.status === 'EXPIRED') return null;
   const stat = await store.stat(row.source_key);
   if (!stat) return null;
@@ -75,7 +83,7 @@ async function inputUrl(row: JobRow, store: BlobStore): Promise<string | null> {
     contentType: stat.contentType,
     expiresInSeconds: DOWNLOAD_URL_TTL_SECONDS,
   });
-  return url;
+  return relativeToSite(url, site);
 }
 
 function sourceOf(row: JobRow): { thumbnail: string | null; sourceUrl: string | null } {
@@ -91,9 +99,9 @@ function sourceOf(row: JobRow): { thumbnail: string | null; sourceUrl: string | 
 }
 
 /** The job page: the summary plus options, source, and freshly signed links. */
-export async function presentView(row: JobRow, store: BlobStore): Promise<JobViewBody> {
+export async function presentView(row: JobRow, store: BlobStore, site: string): Promise<JobViewBody> {
   const o = jobOptions(row);
-  const [outputs, input] = await Promise.all([signedOutputs(row, store), inputUrl(row, store)]);
+  const [outputs, input] = await Promise.all([signedOutputs(row, store, site), inputUrl(row, store, site)]);
   return {
     ...presentSummary(row),
     // Denoise jobs have only a format: the separation options are null for them.

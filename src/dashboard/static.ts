@@ -3,21 +3,33 @@ import { readFile, stat } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Config } from '../config.ts';
 import { ApiError } from '../domain/errors.ts';
 
 /** Where `npm run build:web` writes the front end. */
 export const DEFAULT_WEB_DIR = fileURLToPath(new URL('../../web/dist/', import.meta.url));
 
-/** No inline script anywhere; media may come from blob: URLs (the mix the player renders). */
-export const DASHBOARD_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; media-src 'self' blob:; " +
-  "connect-src 'self'; object-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+/**
+ * No inline script anywhere; media may come from blob: URLs (the mix the player renders).
+ * `blobOrigins` are where signed download links point when they are not this site (S3 storage):
+ * the player plays and fetches stems from there.
+ */
+export function dashboardCsp(blobOrigins: string[] = []): string {
+  const media = ["'self'", ...blobOrigins].join(' ');
+  return (
+    `default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; media-src ${media} blob:; ` +
+    `connect-src ${media}; object-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'`
+  );
+}
 
-const PAGE_HEADERS = {
-  'content-security-policy': DASHBOARD_CSP,
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'same-origin',
-};
+export const DASHBOARD_CSP = dashboardCsp();
+
+/** The origins of signed download links for a storage configuration (none for disk: they are this site). */
+export function storageOrigins(storage: Config['storage']): string[] {
+  if (storage.kind !== 's3') return [];
+  // Without an endpoint the links name the bucket's own AWS host, which depends on bucket and region.
+  return [storage.endpoint ? new URL(storage.endpoint).origin : 'https:'];
+}
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -51,8 +63,13 @@ const NOT_BUILT = `<!doctype html>
  * index.html for any other path without an extension (client-side routes such as /jobs/123).
  * API prefixes keep their JSON 404s. Without a build, `/` says how to make one.
  */
-export function registerDashboardPages(app: FastifyInstance, webDir: string = DEFAULT_WEB_DIR): void {
+export function registerDashboardPages(app: FastifyInstance, webDir: string, csp: string): void {
   const root = resolve(webDir);
+  const PAGE_HEADERS = {
+    'content-security-policy': csp,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'same-origin',
+  };
   const sendIndex = async (reply: FastifyReply) => {
     const html = await readFile(join(root, 'index.html')).catch(() => null);
     reply.headers({ ...PAGE_HEADERS, 'cache-control': 'no-cache' }).type('text/html; charset=utf-8');
