@@ -1,30 +1,14 @@
-import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { bootstrapLocalAccount } from '../src/bootstrap.ts';
 import { DASHBOARD_CSP, dashboardCsp, storageOrigins } from '../src/dashboard/static.ts';
 import { loadConfig } from '../src/config.ts';
 import { dashboardClient, newDashboardUser, signedIn } from './helpers/dashboard.ts';
+import { stemforge } from './helpers/cli.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
-
-const repo = resolve(import.meta.dirname, '..');
-
-function stemforge(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      [join(repo, 'bin/stemforge.mjs'), ...args],
-      { cwd: repo, env: { ...process.env, ...env, LOG_LEVEL: 'silent' } },
-      (err, stdout, stderr) => done({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
 
 describe('dashboard pages, first start and operator CLI', () => {
   let s: TestServer;
@@ -96,6 +80,23 @@ describe('dashboard pages, first start and operator CLI', () => {
       expect((await fetch(`${bare.base}/v1/health`)).status).toBeLessThan(500);
     } finally {
       await bare.close();
+    }
+  });
+
+  test('over https (PUBLIC_URL) the session cookie is Secure', async () => {
+    const tls = await startTestServer('sqlite', { PUBLIC_URL: 'https://stems.example.com' }, { webDir: web });
+    try {
+      const user = await newDashboardUser(tls);
+      const res = await dashboardClient(tls).call(
+        'POST',
+        '/session',
+        { email: user.email, password: user.password },
+        { origin: 'https://stems.example.com' },
+      );
+      expect(res.status).toBe(200);
+      expect(res.headers.get('set-cookie')).toMatch(/; Secure$/);
+    } finally {
+      await tls.close();
     }
   });
 

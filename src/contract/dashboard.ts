@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { JobStatus, OffsetPagination, OutputFormat, OutputType, Quality, Timestamp, WebhookEvent } from './common.ts';
+import { JobStatus, OffsetPagination, OutputFormat, OutputType, Quality, Timestamp } from './common.ts';
 import { CreateJobRequest } from './jobs.ts';
 import { CreateTrackJobRequest } from './track-jobs.ts';
 import { UploadGrant, UploadGrantRequest } from './upload.ts';
 import { CreateVideoJobRequest } from './video-jobs.ts';
-import { CreateWebhookRequest } from './webhooks.ts';
+import { CreateWebhookRequest, WebhookListItem } from './webhooks.ts';
 
 /**
  * The dashboard's JSON API (`/dashboard/api/*`, session-cookie authenticated). These schemas are the
@@ -138,16 +138,8 @@ export const CreateKeyRequest = z.object({ name: z.string().trim().min(1).max(10
 export const KeyCreated = z.object({ key: DashboardKey, secret: z.string() });
 
 // --- webhooks --------------------------------------------------------------------------------
-export const DashboardWebhook = z.object({
-  id: z.string(),
-  url: z.string(),
-  events: z.array(WebhookEvent),
-  isActive: z.boolean(),
-  failCount: z.number().int(),
-  lastError: z.string().nullable(),
-  lastCalledAt: Timestamp.nullable(),
-  createdAt: Timestamp,
-});
+/** As the API lists them: everything but the secret. */
+export const DashboardWebhook = WebhookListItem;
 export const DashboardWebhookList = z.object({ webhooks: z.array(DashboardWebhook) });
 export const DashboardCreateWebhookRequest = CreateWebhookRequest;
 /** The signing secret is in this answer only. */

@@ -19,7 +19,8 @@ import { createTrackJob } from '../jobs/create-track-job.ts';
 import { createVideoJob } from '../jobs/create-video-job.ts';
 import type { StoredOutputs } from '../jobs/outputs.ts';
 import type { Runtime } from '../runtime.ts';
-import { findAnyAccountJob, listAccountJobs } from '../store/account-jobs.ts';
+import { findAnyAccountJob } from '../store/account-jobs.ts';
+import { listJobs } from '../store/jobs.ts';
 import { DASHBOARD_API, sessionOf } from './guard.ts';
 import { type Peaks, storedPeaks } from './peaks.ts';
 import { presentSummary, presentView, relativeToSite } from './present-job.ts';
@@ -43,7 +44,7 @@ export function jobRoutes(rt: Runtime) {
       status: 200,
       response: JobsPage,
       handler: async ({ request, query }) => {
-        const page = await listAccountJobs(rt.db, { accountId: sessionOf(request).accountId, ...query });
+        const page = await listJobs(rt.db, { accountId: sessionOf(request).accountId, ...query });
         return {
           jobs: page.rows.map(presentSummary),
           pagination: { total: page.total, limit: query.limit, offset: query.offset, hasMore: page.hasMore },

@@ -26,7 +26,8 @@ export async function findJob(db: DbOrTx, id: string): Promise<JobRow | null> {
 
 export interface ListQuery {
   accountId: string;
-  kind: JobKind;
+  /** Every kind when absent (the dashboard's unified list). */
+  kind?: JobKind;
   status?: JobStatusValue;
   limit: number;
   offset: number;
@@ -34,7 +35,8 @@ export interface ListQuery {
 
 /** Newest first, with the total and whether more rows follow this page. */
 export async function listJobs(db: DbOrTx, q: ListQuery): Promise<{ rows: JobRow[]; total: number; hasMore: boolean }> {
-  let base = db.selectFrom('jobs').where('account_id', '=', q.accountId).where('kind', '=', q.kind);
+  let base = db.selectFrom('jobs').where('account_id', '=', q.accountId);
+  if (q.kind) base = base.where('kind', '=', q.kind);
   if (q.status) base = base.where('status', '=', q.status);
   const [rows, count] = await Promise.all([
     base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).offset(q.offset).execute(),
