@@ -126,6 +126,11 @@ describe.each(dialects)('dashboard API: jobs, peaks, ledger (%s)', (dialect) => 
     await s.rt.store.delete(`jobs/${stem.id}/vocals.mp3`);
     expect((await json(c, `/jobs/${stem.id}/peaks`, JobPeaks)).outputs.vocals).toEqual(vocals);
     expect((await c.call('GET', `/jobs/${video.id}/peaks`)).status).toBe(409);
+    const { job: gone } = await commitFinishedJob(s.rt, user.id, { outcome: 'COMPLETED', outputs: { vocals: clip } });
+    await s.rt.store.delete(`jobs/${gone.id}/vocals.mp3`);
+    const expired = await c.call('GET', `/jobs/${gone.id}/peaks`);
+    expect(expired.status).toBe(410);
+    expect((await errorOf(expired)).code).toBe('OUTPUT_EXPIRED');
 
     const other = await signedIn(s, await newDashboardUser(s));
     for (const path of [`/jobs/${stem.id}`, `/jobs/${stem.id}/peaks`]) {

@@ -19,6 +19,7 @@ import { createTrackJob } from '../jobs/create-track-job.ts';
 import { createVideoJob } from '../jobs/create-video-job.ts';
 import type { StoredOutputs } from '../jobs/outputs.ts';
 import type { Runtime } from '../runtime.ts';
+import { BlobNotFoundError } from '../storage/errors.ts';
 import { findAnyAccountJob } from '../store/account-jobs.ts';
 import { listJobs } from '../store/jobs.ts';
 import { DASHBOARD_API, sessionOf } from './guard.ts';
@@ -72,6 +73,7 @@ export function jobRoutes(rt: Runtime) {
       response: JobPeaks,
       handler: async ({ request, params }) => {
         const row = await ownJob(sessionOf(request).accountId, params.id);
+        if (row.status === 'EXPIRED') throw new ApiError('OUTPUT_EXPIRED');
         if (row.status !== 'COMPLETED' || !row.outputs_json) throw new ApiError('JOB_NOT_COMPLETED');
         const sources: Array<[string, string]> = Object.entries(JSON.parse(row.outputs_json) as StoredOutputs).map(
           ([name, o]) => [name, o.key],
@@ -82,7 +84,13 @@ export function jobRoutes(rt: Runtime) {
         const outputs: Record<string, Peaks> = {};
         // One at a time: each is an ffmpeg process, and the machine also runs the separation.
         for (const [name, key] of sources) {
-          outputs[name] = await storedPeaks(rt.store, rt.config.ffmpeg, key, `jobs/${row.id}/peaks/${name}.json`);
+          outputs[name] = await storedPeaks(rt.store, rt.config.ffmpeg, key, `jobs/${row.id}/peaks/${name}.json`).catch(
+            (err: unknown) => {
+              // Retention removed the file between the status read and the decode.
+              if (err instanceof BlobNotFoundError) throw new ApiError('OUTPUT_EXPIRED');
+              throw err;
+            },
+          );
         }
         return { outputs };
       },
