@@ -39,14 +39,11 @@ export async function verifyPassword(password: string, stored: string): Promise<
 }
 
 /**
- * A hash of nothing anyone knows: sign-in verifies against it when the email is unknown, so an
- * unknown email costs the same time as a wrong password and the answer time does not tell which.
+ * A well-formed hash no password matches (its key is all zeros, a value scrypt does not produce in
+ * practice): sign-in verifies against it when the email is unknown, so an unknown email costs the
+ * same scrypt work as a wrong password and the answer time does not tell which.
  */
-let dummy: Promise<string> | undefined;
-export const dummyHash = (): Promise<string> => {
-  dummy ??= hashPassword(randomBytes(16).toString('hex'));
-  return dummy;
-};
+export const DUMMY_HASH = `scrypt$${N}$${R}$${P}$${Buffer.alloc(16).toString('base64')}$${Buffer.alloc(KEY_LENGTH).toString('base64')}`;
 
 /** A password for the first start: 20 base64url characters (120 bits). */
 export function generatePassword(): string {

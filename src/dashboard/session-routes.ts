@@ -6,7 +6,7 @@ import { findCredentials, findPasswordHash, setPasswordHash } from '../store/acc
 import { deleteOtherSessions, deleteSession } from '../store/sessions.ts';
 import { clearedSessionCookie, sessionCookie } from './cookies.ts';
 import { DASHBOARD_API, sessionOf } from './guard.ts';
-import { dummyHash, hashPassword, verifyPassword } from './password.ts';
+import { DUMMY_HASH, hashPassword, verifyPassword } from './password.ts';
 import { SESSION_IDLE_SECONDS, startSession } from './sessions.ts';
 import { throttleSignIn } from './throttle.ts';
 
@@ -27,7 +27,7 @@ export function sessionRoutes(rt: Runtime) {
         await throttleSignIn(rt.rateLimiter, body.email, request.ip);
         const account = await findCredentials(rt.db, body.email);
         // The same work and the same answer whether the email is unknown or the password wrong.
-        const ok = await verifyPassword(body.password, account?.passwordHash ?? (await dummyHash()));
+        const ok = await verifyPassword(body.password, account?.passwordHash ?? DUMMY_HASH);
         if (!account?.passwordHash || !ok) throw new ApiError('INVALID_CREDENTIALS');
         const session = await startSession(rt.db, account.id);
         reply.header('set-cookie', sessionCookie(session.token, SESSION_IDLE_SECONDS, secure));
