@@ -172,10 +172,12 @@ export function NewJob() {
           {!denoise && source !== 'track' && (
             <label>
               Quality
-              <select name="quality" defaultValue="BEST">
+              <select name="quality">
                 <option value="FAST">Fast</option>
                 <option value="BALANCED">Balanced</option>
-                <option value="BEST">Best</option>
+                <option value="BEST" selected>
+                  Best
+                </option>
               </select>
             </label>
           )}

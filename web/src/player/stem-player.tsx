@@ -40,7 +40,9 @@ export function StemPlayer({ stems, mode = 'mix', title }: Props) {
   const urls = stems.map((s) => s.url).join('\n');
 
   useEffect(() => {
-    const ctx = new AudioContext();
+    // Stems are 44.1 kHz (HTDemucs' rate): a context at that rate decodes without resampling them;
+    // 'playback' trades output latency for fewer glitches on a busy machine.
+    const ctx = new AudioContext({ sampleRate: 44_100, latencyHint: 'playback' });
     const abort = new AbortController();
     let made: Multitrack | null = null;
     const t0 = performance.now();
@@ -79,6 +81,8 @@ export function StemPlayer({ stems, mode = 'mix', title }: Props) {
       cancelAnimationFrame(frame);
       tick();
     });
+    // A play pressed while the stems were loading has already started the engine.
+    tick();
     return () => {
       off();
       cancelAnimationFrame(frame);
@@ -203,7 +207,15 @@ export function StemPlayer({ stems, mode = 'mix', title }: Props) {
           const t = engine?.tracks.find((x) => x.name === s.name);
           const gain = t ? t.gain.gain.value : 1;
           return (
-            <li class="stem" key={s.name} data-stem={s.name} data-gain={gain.toFixed(3)}>
+            <li
+              class="stem"
+              key={s.name}
+              data-stem={s.name}
+              data-gain={gain.toFixed(3)}
+              // When (context clock) and from where (buffer offset) this stem's source started: equal
+              // for every stem after each play/seek/loop change, which is what keeps them aligned.
+              data-start={t?.source ? `${t.startedAt.toFixed(4)}@${t.startOffset.toFixed(4)}` : ''}
+            >
               <span class="stem-name">{s.label}</span>
               <Waveform
                 engine={engine}
