@@ -20,8 +20,7 @@ import { createVideoJob } from '../jobs/create-video-job.ts';
 import type { StoredOutputs } from '../jobs/outputs.ts';
 import type { Runtime } from '../runtime.ts';
 import { BlobNotFoundError } from '../storage/errors.ts';
-import { findAnyAccountJob } from '../store/account-jobs.ts';
-import { listJobs } from '../store/jobs.ts';
+import { findAccountJob, listJobs } from '../store/jobs.ts';
 import { DASHBOARD_API, sessionOf } from './guard.ts';
 import { type Peaks, storedPeaks } from './peaks.ts';
 import { presentSummary, presentView, relativeToSite } from './present-job.ts';
@@ -31,7 +30,7 @@ const base = { tag: 'Dashboard', auth: 'none' as const };
 export function jobRoutes(rt: Runtime) {
   /** The signed-in account's job; another account's id is the same 404 as an unknown one. */
   const ownJob = async (accountId: string, id: string) => {
-    const row = await findAnyAccountJob(rt.db, accountId, id);
+    const row = await findAccountJob(rt.db, accountId, null, id);
     if (!row) throw new ApiError('JOB_NOT_FOUND', `No job '${id}'.`);
     return row;
   };

@@ -7,17 +7,19 @@ export async function insertJob(db: DbOrTx, row: JobRow): Promise<void> {
   await db.insertInto('jobs').values(row).execute();
 }
 
-/** A job of the given account and kind, or null: another account's job is reported as not found. */
-export async function findAccountJob(db: DbOrTx, accountId: string, kind: JobKind, id: string): Promise<JobRow | null> {
-  return (
-    (await db
-      .selectFrom('jobs')
-      .selectAll()
-      .where('id', '=', id)
-      .where('account_id', '=', accountId)
-      .where('kind', '=', kind)
-      .executeTakeFirst()) ?? null
-  );
+/**
+ * A job of the given account (and kind, unless null: the dashboard shows every kind), or null:
+ * another account's job is reported as not found.
+ */
+export async function findAccountJob(
+  db: DbOrTx,
+  accountId: string,
+  kind: JobKind | null,
+  id: string,
+): Promise<JobRow | null> {
+  let q = db.selectFrom('jobs').selectAll().where('id', '=', id).where('account_id', '=', accountId);
+  if (kind) q = q.where('kind', '=', kind);
+  return (await q.executeTakeFirst()) ?? null;
 }
 
 export async function findJob(db: DbOrTx, id: string): Promise<JobRow | null> {
