@@ -138,6 +138,15 @@ describe('dashboard (Chromium, real server)', () => {
     await page.getByRole('link', { name: 'New job' }).first().click();
     await heading(page, 'New job');
     await axe(page, 'new job');
+    // A refused request shows the API's own message and stays on the form.
+    await page.getByLabel('Remote address').check();
+    await page.getByLabel(/Audio file address/).fill('ftp://example.com/song.mp3');
+    await page.getByRole('button', { name: 'Start job' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toBe(
+      'Only http and https URLs are allowed, not "ftp:".',
+    );
+    expect(new URL(page.url()).pathname).toBe('/new');
+    await page.getByLabel('Upload a file').check();
     const clip = await readFile(sharedPath('audio', 'musdb-falcon69', 'mixture.wav'));
     await page.getByLabel(/Drop an audio file/).setInputFiles({
       name: HOSTILE_NAME,

@@ -1,11 +1,17 @@
 /**
- * One transport for several decoded stems. Every stem is an AudioBufferSourceNode started with the
+ * One transport for several stems. Every decoded stem is an AudioBufferSourceNode started with the
  * same `when` and the same offset on one AudioContext clock, so the stems are sample-aligned after
  * every play, seek and loop change (HTMLMediaElements drift and seek independently; buffers do not).
+ * Decoding four long stems takes seconds on a slow machine, so a play pressed before they are
+ * decoded streams them through media elements on the same gain nodes (mute/solo/volume apply), and
+ * hands over to the buffers at the current position once they are ready (`setBuffers`).
  */
 export interface Track {
   name: string;
-  buffer: AudioBuffer;
+  url: string;
+  /** Null until decoded; until then a play streams the stem through `media`. */
+  buffer: AudioBuffer | null;
+  media: HTMLAudioElement | null;
   volume: number;
   muted: boolean;
   soloed: boolean;
@@ -30,24 +36,66 @@ export function effectiveGain(track: Pick<Track, 'volume' | 'muted' | 'soloed'>,
 
 export class Multitrack {
   readonly tracks: Track[];
-  readonly duration: number;
+  /** From the server's peaks until the stems are decoded, then the longest decoded stem. */
+  duration: number;
   readonly loop: Loop;
   playing = false;
   private offset = 0;
   private startedAt = 0;
   private listeners = new Set<() => void>();
 
+  /** True while playing through media elements (before the stems are decoded). */
+  private streaming = false;
+
   constructor(
     readonly ctx: AudioContext,
-    stems: { name: string; buffer: AudioBuffer }[],
+    stems: { name: string; url: string }[],
+    duration: number,
   ) {
-    this.duration = Math.max(...stems.map((s) => s.buffer.duration));
+    this.duration = duration;
     this.loop = { enabled: false, start: 0, end: this.duration };
-    this.tracks = stems.map(({ name, buffer }) => {
+    this.tracks = stems.map(({ name, url }) => {
       const gain = new GainNode(ctx);
       gain.connect(ctx.destination);
-      return { name, buffer, volume: 1, muted: false, soloed: false, gain, source: null, startedAt: 0, startOffset: 0 };
+      return {
+        name,
+        url,
+        buffer: null,
+        media: null,
+        volume: 1,
+        muted: false,
+        soloed: false,
+        gain,
+        source: null,
+        startedAt: 0,
+        startOffset: 0,
+      };
     });
+  }
+
+  get decoded(): boolean {
+    return this.tracks.every((t) => t.buffer !== null);
+  }
+
+  /** The decoded stems arrived: a streaming playback moves onto them at the position it reached. */
+  setBuffers(buffers: { name: string; buffer: AudioBuffer }[]): void {
+    for (const { name, buffer } of buffers) {
+      const t = this.tracks.find((x) => x.name === name);
+      if (t) t.buffer = buffer;
+    }
+    if (!this.decoded) return;
+    const decoded = Math.max(...this.tracks.map((t) => t.buffer!.duration));
+    if (this.loop.end === this.duration) this.loop.end = decoded;
+    this.duration = decoded;
+    if (this.streaming) {
+      const at = this.position;
+      this.stopMedia();
+      this.playing = false;
+      this.offset = at;
+      void this.play();
+    } else {
+      this.changed();
+    }
   }
 
   onChange(listener: () => void): () => void {
@@ -60,6 +108,7 @@ export class Multitrack {
 
   get position(): number {
     if (!this.playing) return this.offset;
+    if (this.streaming) return Math.min(this.tracks[0]?.media?.currentTime ?? this.offset, this.duration);
     let p = this.offset + Math.max(0, this.ctx.currentTime - this.startedAt);
     const { enabled, start, end } = this.loop;
     if (enabled && this.offset < end && p >= end) p = start + ((p - end) % Math.max(0.01, end - start));
@@ -69,10 +118,11 @@ export class Multitrack {
   async play(): Promise<void> {
     if (this.playing) return;
     if (this.offset >= this.duration - 0.01) this.offset = this.loop.enabled ? this.loop.start : 0;
+    if (!this.decoded) return this.stream();
     // A few milliseconds ahead so every start() lands on the same render quantum.
     const when = this.ctx.currentTime + 0.02;
     for (const t of this.tracks) {
-      const src = new AudioBufferSourceNode(this.ctx, { buffer: t.buffer });
+      const src = new AudioBufferSourceNode(this.ctx, { buffer: t.buffer! });
       if (this.loop.enabled) {
         src.loop = true;
         src.loopStart = this.loop.start;
@@ -102,9 +152,53 @@ export class Multitrack {
     if (this.ctx.state !== 'running') await this.ctx.resume();
   }
 
+  /** Plays the stems through media elements (loop points apply once the stems are decoded). */
+  private async stream(): Promise<void> {
+    const media = this.tracks.map((t) => {
+      if (!t.media) {
+        t.media = new Audio(t.url);
+        t.media.preload = 'auto';
+        this.ctx.createMediaElementSource(t.media).connect(t.gain);
+      }
+      t.media.currentTime = this.offset;
+      return t.media;
+    });
+    media[0].onended = () => {
+      if (this.streaming) {
+        this.stopMedia();
+        this.playing = false;
+        this.offset = 0;
+        this.changed();
+      }
+    };
+    this.streaming = true;
+    this.playing = true;
+    this.changed();
+    if (this.ctx.state !== 'running') await this.ctx.resume();
+    // Start them together once every one can play, so they begin as close together as media
+    // elements allow (tens of ms); the handover to the decoded buffers aligns them exactly.
+    await Promise.all(
+      media.map(
+        (m) =>
+          new Promise<void>((resolve) => {
+            if (m.readyState >= HTMLMediaElement.HAVE_FUTURE_DATA) resolve();
+            else m.addEventListener('canplay', () => resolve(), { once: true });
+          }),
+      ),
+    );
+    if (!this.streaming) return;
+    for (const m of media) void m.play().catch(() => {});
+  }
+
+  private stopMedia(): void {
+    this.streaming = false;
+    for (const t of this.tracks) t.media?.pause();
+  }
+
   pause(): void {
     if (!this.playing) return;
     this.offset = this.position;
+    this.stopMedia();
     this.stopSources();
     this.playing = false;
     this.changed();
@@ -117,7 +211,11 @@ export class Multitrack {
 
   seek(seconds: number): void {
     const to = Math.min(Math.max(0, seconds), this.duration);
-    if (this.playing) {
+    if (this.playing && this.streaming) {
+      for (const t of this.tracks) if (t.media) t.media.currentTime = to;
+      this.offset = to;
+      this.changed();
+    } else if (this.playing) {
       this.stopSources();
       this.playing = false;
       this.offset = to;
@@ -164,7 +262,8 @@ export class Multitrack {
 
   /** Renders the stems as they are heard now (volume, mute, solo) into one stereo buffer. */
   async renderMix(): Promise<AudioBuffer> {
-    const rate = this.tracks[0]?.buffer.sampleRate ?? 44_100;
+    if (!this.decoded) throw new Error('The stems are still loading.');
+    const rate = this.tracks[0]?.buffer?.sampleRate ?? 44_100;
     const offline = new OfflineAudioContext(2, Math.ceil(this.duration * rate), rate);
     const anySolo = this.tracks.some((t) => t.soloed);
     for (const t of this.tracks) {
@@ -172,7 +271,7 @@ export class Multitrack {
       if (g === 0) continue;
       const gain = new GainNode(offline, { gain: g });
       gain.connect(offline.destination);
-      const src = new AudioBufferSourceNode(offline, { buffer: t.buffer });
+      const src = new AudioBufferSourceNode(offline, { buffer: t.buffer! });
       src.connect(gain);
       src.start(0);
     }
@@ -180,6 +279,8 @@ export class Multitrack {
   }
 
   close(): void {
+    this.stopMedia();
+    for (const t of this.tracks) t.media?.removeAttribute('src');
     this.stopSources();
     void this.ctx.close();
   }

@@ -32,8 +32,6 @@ export function StemPlayer({ stems, mode = 'mix', title }: Props) {
   const [error, setError] = useState('');
   const [, setTick] = useState(0);
   const [mixing, setMixing] = useState(false);
-  const root = useRef<HTMLElement>(null);
-  const pendingPlay = useRef(false);
   const pressedAt = useRef(0);
   const [loadMs, setLoadMs] = useState<number | null>(null);
   const [latencyMs, setLatencyMs] = useState<number | null>(null);
@@ -44,23 +42,23 @@ export function StemPlayer({ stems, mode = 'mix', title }: Props) {
     // 'playback' trades output latency for fewer glitches on a busy machine.
     const ctx = new AudioContext({ sampleRate: 44_100, latencyHint: 'playback' });
     const abort = new AbortController();
-    let made: Multitrack | null = null;
+    const made = new Multitrack(ctx, stems, Math.max(0, ...stems.map((s) => s.duration ?? 0)));
+    if (mode === 'ab') made.setTrack(stems[stems.length - 1].name, { soloed: true });
+    setEngine(made);
     const t0 = performance.now();
+    // Decoding starts when the job opens, so that play is instant once it is done; a play pressed
+    // earlier streams meanwhile (see Multitrack).
     loadStems(ctx, stems, setLoaded, abort.signal)
       .then((buffers) => {
-        made = new Multitrack(ctx, buffers);
-        if (mode === 'ab') made.setTrack(buffers[buffers.length - 1].name, { soloed: true });
+        made.setBuffers(buffers);
         setLoadMs(Math.round(performance.now() - t0));
-        setEngine(made);
-        if (pendingPlay.current) void made.play();
       })
       .catch((err) => {
         if (!abort.signal.aborted) setError(messageOf(err));
       });
     return () => {
       abort.abort();
-      if (made) made.close();
-      else void ctx.close();
+      made.close();
     };
     // The stems of a job do not change while its page is open; URLs identify them.
   }, [urls]);
@@ -70,7 +68,7 @@ export function StemPlayer({ stems, mode = 'mix', title }: Props) {
     if (!engine) return;
     let frame = 0;
     const tick = () => {
-      if (pressedAt.current && engine.playing && engine.ctx.currentTime > engine.tracks[0].startedAt) {
+      if (pressedAt.current && engine.playing && engine.position > 0.001) {
         setLatencyMs(Math.round(performance.now() - pressedAt.current));
         pressedAt.current = 0;
       }
@@ -81,7 +79,6 @@ export function StemPlayer({ stems, mode = 'mix', title }: Props) {
       cancelAnimationFrame(frame);
       tick();
     });
-    // A play pressed while the stems were loading has already started the engine.
     tick();
     return () => {
       off();
@@ -89,17 +86,13 @@ export function StemPlayer({ stems, mode = 'mix', title }: Props) {
     };
   }, [engine]);
 
+  const decoded = loadMs !== null;
   const ready = engine !== null;
-  const duration = engine?.duration ?? stems[0]?.duration ?? 0;
+  const duration = engine?.duration ?? 0;
   const position = engine?.position ?? 0;
 
   const toggle = () => {
-    if (!engine) {
-      pendingPlay.current = !pendingPlay.current;
-      pressedAt.current = pendingPlay.current ? performance.now() : 0;
-      setTick((n) => n + 1);
-      return;
-    }
+    if (!engine) return;
     if (!engine.playing) pressedAt.current = performance.now();
     engine.toggle();
   };
@@ -143,19 +136,18 @@ export function StemPlayer({ stems, mode = 'mix', title }: Props) {
 
   return (
     <section
-      ref={root}
       class="player"
       aria-label={mode === 'ab' ? 'A/B player' : 'Stem player'}
       // biome-ignore lint/a11y/noNoninteractiveTabindex: the player region takes the transport's keyboard shortcuts
       tabIndex={0}
       onKeyDown={onKey}
-      data-ready={ready ? 'true' : 'false'}
+      data-ready={decoded ? 'true' : 'false'}
       data-load-ms={loadMs ?? ''}
       data-play-latency-ms={latencyMs ?? ''}
     >
       <div class="transport">
-        <button type="button" class="primary" onClick={toggle} aria-pressed={playing || pendingPlay.current}>
-          {playing ? 'Pause' : pendingPlay.current && !ready ? 'Starting…' : 'Play'}
+        <button type="button" class="primary" onClick={toggle} aria-pressed={playing}>
+          {playing ? 'Pause' : 'Play'}
         </button>
         <span class="clock" data-position={position.toFixed(3)}>
           {clock(position, true)} / {clock(duration, true)}
@@ -187,14 +179,14 @@ export function StemPlayer({ stems, mode = 'mix', title }: Props) {
           Loop end {engine ? clock(engine.loop.end) : ''}
         </button>
         {mode === 'mix' && (
-          <button type="button" disabled={!ready || mixing} onClick={downloadMix}>
+          <button type="button" disabled={!decoded || mixing} onClick={downloadMix}>
             {mixing ? 'Rendering…' : 'Download mix (WAV)'}
           </button>
         )}
       </div>
-      {!ready && !error && (
+      {!decoded && !error && (
         <p class="muted" aria-live="polite">
-          Loading audio… {loaded}/{stems.length}
+          Loading audio… {loaded}/{stems.length} (play streams it meanwhile)
         </p>
       )}
       {error && (
