@@ -37,6 +37,10 @@ export function Overview() {
       <h2>Usage, last 30 days</h2>
       {overview.data && <UsageChart usage={overview.data.usage} />}
       <h2>Credit ledger</h2>
+      <p class="muted">
+        A grant adds seconds; creating a job holds its estimated seconds; the charge settles the hold at the measured
+        length, and a release gives back what a failed or shorter job did not use.
+      </p>
       {ledger.error && (
         <p class="error" role="alert">
           {ledger.error.message}
@@ -62,7 +66,7 @@ export function Overview() {
                 <td>
                   <span class={`badge ledger-${e.type.toLowerCase()}`}>{e.type}</span>
                 </td>
-                <td class="num">{e.seconds > 0 ? `+${e.seconds}` : e.seconds}</td>
+                <td class="num">{e.seconds}</td>
                 <td>
                   {e.jobId ? (
                     <a href={`/jobs/${encodeURIComponent(e.jobId)}`}>
