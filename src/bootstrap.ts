@@ -1,18 +1,25 @@
 import type { Runtime } from './runtime.ts';
 import { countAccounts, createAccount } from './store/accounts.ts';
 import { createApiKey } from './store/api-keys.ts';
-
-export const LOCAL_ACCOUNT_EMAIL = 'local@stemforge.local';
+import { setPasswordHash } from './store/account-passwords.ts';
+import { generatePassword, hashPassword } from './dashboard/password.ts';
 
 /**
- * On the first start of an empty instance, creates a local account with an API key and returns the
- * text to print once (the key is never shown again). Returns null when accounts already exist.
+ * On the first start of an empty instance, creates a local account (email STEMFORGE_ADMIN_EMAIL)
+ * with an API key and a dashboard password, and returns the text to print once (neither is ever
+ * shown again). Returns null when accounts already exist.
  */
 export async function bootstrapLocalAccount(rt: Runtime): Promise<string | null> {
   if ((await countAccounts(rt.db)) > 0) return null;
-  const account = await createAccount(rt.db, LOCAL_ACCOUNT_EMAIL, rt.config.limits.freeCreditSeconds);
-  const { key } = await createApiKey(rt.db, account.id);
-  const base = `${rt.config.publicUrl}/v1`;
+  const password = generatePassword();
+  const hash = await hashPassword(password);
+  const { account, key } = await rt.db.transaction().execute(async (tx) => {
+    const account = await createAccount(tx, rt.config.dashboard.adminEmail, rt.config.limits.freeCreditSeconds);
+    await setPasswordHash(tx, account.id, hash);
+    const { key } = await createApiKey(tx, account.id, 'first start');
+    return { account, key };
+  });
+  const site = rt.config.publicUrl;
   return [
     '',
     '  Stemforge created a local account on this first start.',
@@ -20,8 +27,13 @@ export async function bootstrapLocalAccount(rt: Runtime): Promise<string | null>
     `  API key: ${key}`,
     `  This key is shown only once: store it now. More keys: npx stemforge keys create --account ${account.id}`,
     '',
+    `  Dashboard: ${site}/`,
+    `    Email:    ${account.email}`,
+    `    Password: ${password}`,
+    `  This password is shown only once. Change it in the dashboard, or: npx stemforge accounts set-password --email ${account.email} --password NEW`,
+    '',
     '  Try it:',
-    `    curl -H "Authorization: Bearer ${key}" ${base}/balance`,
+    `    curl -H "Authorization: Bearer ${key}" ${site}/v1/balance`,
     '',
   ].join('\n');
 }

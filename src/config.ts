@@ -62,6 +62,12 @@ const envSchema = z.object({
   FFPROBE_PATH: z.string().min(1).default('ffprobe'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   STEMFORGE_BOOTSTRAP_ACCOUNT: bool.default(true),
+  STEMFORGE_ADMIN_EMAIL: z
+    .string()
+    .trim()
+    .regex(/^[^\s@]+@[^\s@]+$/, 'expected an email address')
+    .default('admin@localhost'),
+  DASHBOARD_REQUESTS_PER_MINUTE: int(1).default(600),
 });
 
 export type Env = Record<string, string | undefined>;
@@ -121,6 +127,14 @@ export interface Config {
   ffmpeg: { ffmpegPath: string; ffprobePath: string };
   logLevel: string;
   bootstrapAccount: boolean;
+  dashboard: {
+    /** Email of the account the first start creates, and signs in to the dashboard with. */
+    adminEmail: string;
+    /** Requests per minute per dashboard session (the page polls running jobs). */
+    requestsPerMinute: number;
+    /** Session cookies carry `Secure` when the site is served over https. */
+    secureCookies: boolean;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -192,6 +206,11 @@ export function loadConfig(env: Env = process.env): Config {
     ffmpeg: { ffmpegPath: e.FFMPEG_PATH, ffprobePath: e.FFPROBE_PATH },
     logLevel: e.LOG_LEVEL,
     bootstrapAccount: e.STEMFORGE_BOOTSTRAP_ACCOUNT,
+    dashboard: {
+      adminEmail: e.STEMFORGE_ADMIN_EMAIL.toLowerCase(),
+      requestsPerMinute: e.DASHBOARD_REQUESTS_PER_MINUTE,
+      secureCookies: (e.PUBLIC_URL ?? '').startsWith('https:'),
+    },
   };
 }
 

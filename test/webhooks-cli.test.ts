@@ -1,24 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { execFile } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import { stemforge } from './helpers/cli.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { recordDeliveryOutcome } from '../src/store/webhooks.ts';
-
-const repo = resolve(import.meta.dirname, '..');
-
-function stemforge(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      [join(repo, 'bin/stemforge.mjs'), ...args],
-      { cwd: repo, env: { ...process.env, ...env, LOG_LEVEL: 'silent' } },
-      (err, stdout, stderr) => done({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
 
 describe('stemforge webhooks enable', () => {
   let s: TestServer;

@@ -19,7 +19,7 @@ export async function run(args: string[]): Promise<void> {
   const workers = values['no-workers'] ? null : await startWorkersIfAvailable(rt);
   await app.listen({ port: config.port, host: config.host });
   process.stdout.write(
-    `Stemforge listening on ${config.publicUrl} (API ${config.publicUrl}/v1, docs ${config.publicUrl}/docs)\n`,
+    `Stemforge listening on ${config.publicUrl} (dashboard ${config.publicUrl}/, API ${config.publicUrl}/v1, docs ${config.publicUrl}/docs)\n`,
   );
 
   let stopping = false;

@@ -57,6 +57,13 @@ export const errorCatalog = {
   MODEL_NOT_INSTALLED: { status: 400, message: 'The model this request needs is not installed on this server.' },
   JOB_NOT_COMPLETED: { status: 409, message: 'The job has not completed yet.' },
   OUTPUT_EXPIRED: { status: 410, message: 'The job outputs have expired.' },
+  // dashboard (docs/dashboard.md)
+  INVALID_CREDENTIALS: { status: 401, message: 'The email or the password is wrong.' },
+  NOT_SIGNED_IN: { status: 401, message: 'Sign in to the dashboard first.' },
+  CSRF_TOKEN_INVALID: {
+    status: 403,
+    message: 'The request lacks a valid X-CSRF-Token header or comes from another site; reload the page.',
+  },
   // server side
   INTERNAL_ERROR: { status: 500, message: 'An internal error occurred.' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'The service is not ready.' },

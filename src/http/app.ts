@@ -17,6 +17,7 @@ import { webhookRoutes } from './webhooks.ts';
 import { openApiRoutes } from './openapi.ts';
 import { registerBlobRoutes } from './blob-routes.ts';
 import { registerDocsAssets } from './docs-page.ts';
+import { registerDashboard } from '../dashboard/register.ts';
 
 export const API_VERSION = '1.0.0';
 
@@ -27,6 +28,8 @@ export function hostedBasePath(url: string): string {
 
 export interface AppOptions {
   logger?: boolean;
+  /** The built front end (default: web/dist); tests point it at a fixture. */
+  webDir?: string;
 }
 
 /** Builds the Fastify app for a runtime: every route, the auth and rate-limit hook, the error mapping. */
@@ -83,5 +86,6 @@ export function buildApp(rt: Runtime, opts: AppOptions = {}): FastifyInstance {
   registerFilesUpload(app, rt);
   registerBlobRoutes(app, { store: rt.store, signer: rt.signer });
   registerDocsAssets(app);
+  registerDashboard(app, rt, opts.webDir);
   return app;
 }

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { defineRoute } from './route.ts';
 import { IdParams } from '../contract/common.ts';
 import { CreateWebhookRequest, WebhookCreated, WebhookDeleted, WebhookList } from '../contract/webhooks.ts';
@@ -13,7 +14,7 @@ import {
 } from '../store/webhooks.ts';
 import type { Runtime } from '../runtime.ts';
 
-const listItem = (w: WebhookView) => ({
+export const presentWebhook = (w: WebhookView) => ({
   id: w.id,
   url: w.url,
   events: w.events,
@@ -40,33 +41,15 @@ export function webhookRoutes(rt: Runtime) {
       response: WebhookCreated,
       errors: ['VALIDATION_ERROR', 'URL_NOT_ALLOWED', 'WEBHOOK_LIMIT_REACHED'],
       handler: async ({ body, auth }) => {
-        // Refused up front with a clear 400; the sender re-checks at connect time (DNS rebinding).
-        await assertPublicUrl(body.url, { allowPrivate: rt.config.allowPrivateUrls });
-        try {
-          const { webhook, secret } = await createWebhook(rt.db, auth.accountId, {
-            url: body.url,
-            events: body.events,
-          });
-          return {
-            id: webhook.id,
-            url: webhook.url,
-            events: webhook.events,
-            secret,
-            isActive: webhook.isActive,
-            createdAt: webhook.createdAt,
-          };
-        } catch (err) {
-          if (err instanceof WebhookLimitError) {
-            throw new ApiError(
-              'WEBHOOK_LIMIT_REACHED',
-              `This account already has ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks; delete one first.`,
-              {
-                limit: MAX_WEBHOOKS_PER_ACCOUNT,
-              },
-            );
-          }
-          throw err;
-        }
+        const { webhook, secret } = await registerWebhook(rt, auth.accountId, body);
+        return {
+          id: webhook.id,
+          url: webhook.url,
+          events: webhook.events,
+          secret,
+          isActive: webhook.isActive,
+          createdAt: webhook.createdAt,
+        };
       },
     }),
     defineRoute({
@@ -77,7 +60,7 @@ export function webhookRoutes(rt: Runtime) {
       auth: 'apiKey',
       status: 200,
       response: WebhookList,
-      handler: async ({ auth }) => ({ webhooks: (await listWebhooks(rt.db, auth.accountId)).map(listItem) }),
+      handler: async ({ auth }) => ({ webhooks: (await listWebhooks(rt.db, auth.accountId)).map(presentWebhook) }),
     }),
     defineRoute({
       method: 'DELETE',
@@ -97,4 +80,24 @@ export function webhookRoutes(rt: Runtime) {
       },
     }),
   ];
+}
+
+/**
+ * Creates a webhook after the address check (API and dashboard): refused up front with a clear 400;
+ * the sender re-checks at connect time (DNS rebinding).
+ */
+export async function registerWebhook(rt: Runtime, accountId: string, body: z.infer<typeof CreateWebhookRequest>) {
+  await assertPublicUrl(body.url, { allowPrivate: rt.config.allowPrivateUrls });
+  try {
+    return await createWebhook(rt.db, accountId, { url: body.url, events: body.events });
+  } catch (err) {
+    if (err instanceof WebhookLimitError) {
+      throw new ApiError(
+        'WEBHOOK_LIMIT_REACHED',
+        `This account already has ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks; delete one first.`,
+        { limit: MAX_WEBHOOKS_PER_ACCOUNT },
+      );
+    }
+    throw err;
+  }
 }

@@ -8,6 +8,7 @@ export interface ApiKeyInfo {
   id: string;
   accountId: string;
   prefix: string;
+  name: string | null;
   createdAt: string;
   revokedAt: string | null;
   lastUsedAt: string | null;
@@ -16,7 +17,11 @@ export interface ApiKeyInfo {
 export class KeyLimitError extends Error {}
 
 /** Creates a key and returns it in clear: this is the only time it is ever seen. */
-export async function createApiKey(db: DbOrTx, accountId: string): Promise<{ key: string; info: ApiKeyInfo }> {
+export async function createApiKey(
+  db: DbOrTx,
+  accountId: string,
+  name: string | null = null,
+): Promise<{ key: string; info: ApiKeyInfo }> {
   const active = await db
     .selectFrom('api_keys')
     .select((eb) => eb.fn.countAll<string | number>().as('n'))
@@ -31,6 +36,7 @@ export async function createApiKey(db: DbOrTx, accountId: string): Promise<{ key
     id: newId('key'),
     account_id: accountId,
     prefix: displayPrefix(key),
+    name,
     hash: hashApiKey(key),
     created_at: new Date().toISOString(),
     revoked_at: null,
@@ -66,13 +72,14 @@ export async function listApiKeys(db: DbOrTx, accountId: string): Promise<ApiKey
   return rows.map(toInfo);
 }
 
-/** Revokes a key; returns false when no such key exists. Revoking twice is harmless. */
-export async function revokeApiKey(db: DbOrTx, keyId: string): Promise<boolean> {
-  const existing = await db
-    .selectFrom('api_keys')
-    .select(['id', 'revoked_at'])
-    .where('id', '=', keyId)
-    .executeTakeFirst();
+/**
+ * Revokes a key; returns false when no such key exists (or, given `accountId`, when it is another
+ * account's). Revoking twice is harmless.
+ */
+export async function revokeApiKey(db: DbOrTx, keyId: string, accountId?: string): Promise<boolean> {
+  let q = db.selectFrom('api_keys').select(['id', 'revoked_at']).where('id', '=', keyId);
+  if (accountId) q = q.where('account_id', '=', accountId);
+  const existing = await q.executeTakeFirst();
   if (!existing) return false;
   if (!existing.revoked_at) {
     await db.updateTable('api_keys').set({ revoked_at: new Date().toISOString() }).where('id', '=', keyId).execute();
@@ -88,6 +95,7 @@ function toInfo(r: {
   id: string;
   account_id: string;
   prefix: string;
+  name: string | null;
   created_at: string;
   revoked_at: string | null;
   last_used_at: string | null;
@@ -96,6 +104,7 @@ function toInfo(r: {
     id: r.id,
     accountId: r.account_id,
     prefix: r.prefix,
+    name: r.name,
     createdAt: r.created_at,
     revokedAt: r.revoked_at,
     lastUsedAt: r.last_used_at,

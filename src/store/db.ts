@@ -9,6 +9,7 @@ import * as m002 from './migrations/002-jobs.ts';
 import * as m003 from './migrations/003-webhooks.ts';
 import * as m004 from './migrations/004-worker-models.ts';
 import * as m005 from './migrations/005-hosted-compat.ts';
+import * as m006 from './migrations/006-dashboard.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -25,6 +26,7 @@ const migrations: Record<string, Migration> = {
   '003-webhooks': m003,
   '004-worker-models': m004,
   '005-hosted-compat': m005,
+  '006-dashboard': m006,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -8,17 +8,19 @@ export async function insertJob(db: DbOrTx, row: JobRow): Promise<void> {
   await db.insertInto('jobs').values(row).execute();
 }
 
-/** A job of the given account and kind, or null: another account's job is reported as not found. */
-export async function findAccountJob(db: DbOrTx, accountId: string, kind: JobKind, id: string): Promise<JobRow | null> {
-  return (
-    (await db
-      .selectFrom('jobs')
-      .selectAll()
-      .where('id', '=', id)
-      .where('account_id', '=', accountId)
-      .where('kind', '=', kind)
-      .executeTakeFirst()) ?? null
-  );
+/**
+ * A job of the given account (and kind, unless null: the dashboard shows every kind), or null:
+ * another account's job is reported as not found.
+ */
+export async function findAccountJob(
+  db: DbOrTx,
+  accountId: string,
+  kind: JobKind | null,
+  id: string,
+): Promise<JobRow | null> {
+  let q = db.selectFrom('jobs').selectAll().where('id', '=', id).where('account_id', '=', accountId);
+  if (kind) q = q.where('kind', '=', kind);
+  return (await q.executeTakeFirst()) ?? null;
 }
 
 export async function findJob(db: DbOrTx, id: string): Promise<JobRow | null> {
@@ -27,7 +29,8 @@ export async function findJob(db: DbOrTx, id: string): Promise<JobRow | null> {
 
 export interface ListQuery {
   accountId: string;
-  kind: JobKind;
+  /** Every kind when absent (the dashboard's unified list). */
+  kind?: JobKind;
   status?: JobStatusValue;
   limit: number;
   offset: number;
@@ -35,7 +38,8 @@ export interface ListQuery {
 
 /** Newest first, with the total and whether more rows follow this page. */
 export async function listJobs(db: DbOrTx, q: ListQuery): Promise<{ rows: JobRow[]; total: number; hasMore: boolean }> {
-  let base = db.selectFrom('jobs').where('account_id', '=', q.accountId).where('kind', '=', q.kind);
+  let base = db.selectFrom('jobs').where('account_id', '=', q.accountId);
+  if (q.kind) base = base.where('kind', '=', q.kind);
   if (q.status) base = base.where('status', '=', q.status);
   const [rows, count] = await Promise.all([
     base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).offset(q.offset).execute(),

@@ -9,6 +9,18 @@ export interface AccountsTable {
   id: string;
   email: string;
   created_at: string;
+  /** scrypt hash (see src/dashboard/password.ts); null: no dashboard sign-in yet. */
+  password_hash: string | null;
+}
+
+export interface SessionsTable {
+  /** SHA-256 (hex) of the cookie's token; the token itself is never stored. */
+  id: string;
+  account_id: string;
+  csrf_token: string;
+  created_at: string;
+  last_seen_at: string;
+  expires_at: string;
 }
 
 export interface ApiKeysTable {
@@ -16,6 +28,8 @@ export interface ApiKeysTable {
   account_id: string;
   /** First characters of the key, shown to operators and used to narrow the lookup. */
   prefix: string;
+  /** A label given in the dashboard; null for keys made by the CLI or the first start. */
+  name: string | null;
   /** SHA-256 of the whole key, hex. The key itself is never stored. */
   hash: string;
   created_at: string;
@@ -124,6 +138,7 @@ export interface WebhookDeliveriesTable {
   sent_at: string | null;
   response_status: number | null;
   error: string | null;
+  duration_ms: number | null;
 }
 
 /** One row per model a worker process has; refreshed by the worker's heartbeat. */
@@ -143,6 +158,7 @@ export interface Database {
   balances: BalancesTable;
   credit_ledger: CreditLedgerTable;
   uploads: UploadsTable;
+  sessions: SessionsTable;
 }
 
 export type Db = Kysely<Database>;

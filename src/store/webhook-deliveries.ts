@@ -59,12 +59,17 @@ export async function skipDelivery(db: DbOrTx, id: string, reason: string): Prom
 export async function finishDelivery(
   db: DbOrTx,
   row: Pick<DeliveryRow, 'id' | 'webhook_id'>,
-  outcome: { ok: boolean; status: number | null; error: string | null },
+  outcome: { ok: boolean; status: number | null; error: string | null; durationMs?: number },
 ): Promise<boolean> {
   const run = async (tx: DbOrTx) => {
     const r = await tx
       .updateTable('webhook_deliveries')
-      .set({ status: 'done', response_status: outcome.status, error: outcome.error?.slice(0, 1000) ?? null })
+      .set({
+        status: 'done',
+        response_status: outcome.status,
+        error: outcome.error?.slice(0, 1000) ?? null,
+        duration_ms: outcome.durationMs ?? null,
+      })
       .where('id', '=', row.id)
       .where('status', '=', 'sending')
       .executeTakeFirst();
@@ -140,4 +145,16 @@ export async function insertPendingDeliveries(
     }));
   if (rows.length) await tx.insertInto('webhook_deliveries').values(rows).execute();
   return rows.length;
+}
+
+/** The most recent deliveries to one webhook, newest first (dashboard). */
+export async function listWebhookDeliveries(db: DbOrTx, webhookId: string, limit = 50): Promise<DeliveryRow[]> {
+  return db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('webhook_id', '=', webhookId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
 }

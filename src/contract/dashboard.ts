@@ -1,0 +1,192 @@
+import { z } from 'zod';
+import { JobStatus, OffsetPagination, OutputFormat, OutputType, Quality, Timestamp } from './common.ts';
+import { CreateJobRequest } from './jobs.ts';
+import { CreateTrackJobRequest } from './track-jobs.ts';
+import { UploadGrant, UploadGrantRequest } from './upload.ts';
+import { CreateVideoJobRequest } from './video-jobs.ts';
+import { CreateWebhookRequest, WebhookListItem } from './webhooks.ts';
+
+/**
+ * The dashboard's JSON API (`/dashboard/api/*`, session-cookie authenticated). These schemas are the
+ * single source of truth for both sides: the server parses requests and checks responses with them,
+ * the front end (web/) imports the inferred types (type-only), so a renamed field breaks its build.
+ * Errors use the API's body `{error:{code,message}}` with codes from src/domain/errors.ts.
+ */
+
+export const MIN_PASSWORD_LENGTH = 10;
+export const JOB_KINDS = ['stem', 'video', 'track', 'denoise'] as const;
+export const JobKind = z.enum(JOB_KINDS);
+
+// --- session ---------------------------------------------------------------------------------
+export const SignInRequest = z.object({
+  email: z.string().trim().min(1).max(320),
+  password: z.string().min(1).max(1024),
+});
+export const SessionAccount = z.object({ id: z.string(), email: z.string() });
+/** POST /session and GET /session. */
+export const SessionInfo = z.object({ account: SessionAccount, csrfToken: z.string() });
+export const ChangePasswordRequest = z.object({
+  currentPassword: z.string().min(1).max(1024),
+  newPassword: z.string().min(MIN_PASSWORD_LENGTH).max(1024),
+});
+
+// --- overview and ledger ---------------------------------------------------------------------
+export const DashboardBalance = z.object({
+  balanceSeconds: z.number().int(),
+  balanceMinutes: z.number().int(),
+  balanceFormatted: z.string(),
+});
+export const UsageDay = z.object({ date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/), seconds: z.number().int() });
+/** GET /overview: usage is the charged seconds per UTC day for the last 30 days (oldest first, zeros included). */
+export const Overview = z.object({ balance: DashboardBalance, usage: z.array(UsageDay) });
+
+export const LedgerType = z.enum(['GRANT', 'HOLD', 'CHARGE', 'RELEASE']);
+export const LedgerEntry = z.object({
+  id: z.string(),
+  type: LedgerType,
+  seconds: z.number().int(),
+  jobId: z.string().nullable(),
+  jobKind: JobKind.nullable(),
+  note: z.string().nullable(),
+  createdAt: Timestamp,
+});
+export const PageQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+export const LedgerPage = z.object({ entries: z.array(LedgerEntry), pagination: OffsetPagination });
+
+// --- jobs ------------------------------------------------------------------------------------
+export const JobsQuery = PageQuery.extend({ status: JobStatus.optional(), kind: JobKind.optional() });
+
+export const JobSummary = z.object({
+  id: z.string(),
+  kind: JobKind,
+  status: JobStatus,
+  progress: z.number().int().min(0).max(100),
+  /** File name, or the video/track title. */
+  title: z.string(),
+  durationSeconds: z.number().int().nullable(),
+  creditsCharged: z.number().int().nullable(),
+  bpm: z.number().nullable(),
+  key: z.string().nullable(),
+  createdAt: Timestamp,
+  completedAt: Timestamp.nullable(),
+});
+export const JobsPage = z.object({ jobs: z.array(JobSummary), pagination: OffsetPagination });
+
+export const DashboardOutput = z.object({
+  url: z.string(),
+  fileName: z.string(),
+  format: z.string(),
+  sizeBytes: z.number().int().optional(),
+});
+export const JobView = JobSummary.extend({
+  /** outputType and quality are null for denoise jobs (they have only a format). */
+  options: z.object({
+    outputType: OutputType.nullable(),
+    quality: Quality.nullable(),
+    outputFormat: OutputFormat,
+    denoiseVocals: z.boolean(),
+  }),
+  errorMessage: z.string().nullable(),
+  audioMetadata: z.object({ bpm: z.number().nullable(), key: z.string().nullable() }).nullable(),
+  thumbnail: z.string().nullable(),
+  /** The video or track page the job came from. */
+  sourceUrl: z.string().nullable(),
+  /** Signed URL of the original audio (denoise A/B player); null once it is gone. */
+  input: z.object({ url: z.string().nullable() }),
+  /** Signed URLs, as the API gives them; video and track jobs include `fullAudio`. Empty until COMPLETED. */
+  outputs: z.record(z.string(), DashboardOutput),
+});
+
+export const PEAK_BUCKETS = 1000;
+export const OutputPeaks = z.object({ duration: z.number(), peaks: z.array(z.number().min(0).max(1)) });
+/** GET /jobs/:id/peaks: per output (and `input` for denoise jobs), 1000 max-abs values in 0..1. */
+export const JobPeaks = z.object({ outputs: z.record(z.string(), OutputPeaks) });
+
+/** POST /jobs: the kind picks which API body follows (same fields and defaults as the API's). */
+export const CreateDashboardJobRequest = z.discriminatedUnion('kind', [
+  CreateJobRequest.extend({ kind: z.literal('stem') }),
+  CreateVideoJobRequest.extend({ kind: z.literal('video') }),
+  CreateTrackJobRequest.extend({ kind: z.literal('track') }),
+  z.object({
+    kind: z.literal('denoise'),
+    uploadKey: z.string().trim().min(1).max(200),
+    fileName: z.string().trim().min(1).max(255),
+    outputFormat: OutputFormat.default('MP3'),
+  }),
+]);
+/** POST /uploads: the same grant as POST /v1/upload. */
+export const DashboardUploadRequest = UploadGrantRequest;
+export const DashboardUploadGrant = UploadGrant;
+export const DashboardJobCreated = z.object({ id: z.string(), kind: JobKind });
+
+// --- keys ------------------------------------------------------------------------------------
+export const DashboardKey = z.object({
+  id: z.string(),
+  name: z.string(),
+  prefix: z.string(),
+  createdAt: Timestamp,
+  lastUsedAt: Timestamp.nullable(),
+  revokedAt: Timestamp.nullable(),
+  isActive: z.boolean(),
+});
+export const KeyList = z.object({ keys: z.array(DashboardKey) });
+export const CreateKeyRequest = z.object({ name: z.string().trim().min(1).max(100) });
+/** The secret is in this answer only. */
+export const KeyCreated = z.object({ key: DashboardKey, secret: z.string() });
+
+// --- webhooks --------------------------------------------------------------------------------
+/** As the API lists them: everything but the secret. */
+export const DashboardWebhook = WebhookListItem;
+export const DashboardWebhookList = z.object({ webhooks: z.array(DashboardWebhook) });
+export const DashboardCreateWebhookRequest = CreateWebhookRequest;
+/** The signing secret is in this answer only. */
+export const DashboardWebhookCreated = DashboardWebhook.extend({ secret: z.string() });
+export const WebhookTestResult = z.object({
+  statusCode: z.number().int().nullable(),
+  durationMs: z.number().int(),
+  error: z.string().nullable(),
+});
+export const Delivery = z.object({
+  id: z.string(),
+  event: z.string(),
+  jobId: z.string(),
+  status: z.enum(['pending', 'sending', 'done', 'skipped']),
+  statusCode: z.number().int().nullable(),
+  durationMs: z.number().int().nullable(),
+  error: z.string().nullable(),
+  createdAt: Timestamp,
+});
+export const DeliveryList = z.object({ deliveries: z.array(Delivery) });
+
+// --- inferred types for the front end ----------------------------------------------------------
+export type JobKindValue = z.infer<typeof JobKind>;
+export type SignInRequestBody = z.input<typeof SignInRequest>;
+export type SessionInfoBody = z.infer<typeof SessionInfo>;
+export type ChangePasswordRequestBody = z.input<typeof ChangePasswordRequest>;
+export type OverviewBody = z.infer<typeof Overview>;
+export type LedgerEntryBody = z.infer<typeof LedgerEntry>;
+export type LedgerPageBody = z.infer<typeof LedgerPage>;
+export type JobsQueryInput = z.input<typeof JobsQuery>;
+export type JobSummaryBody = z.infer<typeof JobSummary>;
+export type JobsPageBody = z.infer<typeof JobsPage>;
+export type JobViewBody = z.infer<typeof JobView>;
+export type JobPeaksBody = z.infer<typeof JobPeaks>;
+export type CreateDashboardJobRequestBody = z.input<typeof CreateDashboardJobRequest>;
+export type DashboardJobCreatedBody = z.infer<typeof DashboardJobCreated>;
+export type DashboardKeyBody = z.infer<typeof DashboardKey>;
+export type KeyListBody = z.infer<typeof KeyList>;
+export type CreateKeyRequestBody = z.input<typeof CreateKeyRequest>;
+export type KeyCreatedBody = z.infer<typeof KeyCreated>;
+export type DashboardWebhookBody = z.infer<typeof DashboardWebhook>;
+export type DashboardWebhookListBody = z.infer<typeof DashboardWebhookList>;
+export type DashboardCreateWebhookRequestBody = z.input<typeof DashboardCreateWebhookRequest>;
+export type DashboardWebhookCreatedBody = z.infer<typeof DashboardWebhookCreated>;
+export type WebhookTestResultBody = z.infer<typeof WebhookTestResult>;
+export type DeliveryBody = z.infer<typeof Delivery>;
+export type DeliveryListBody = z.infer<typeof DeliveryList>;
+export type UploadGrantBody = z.infer<typeof UploadGrant>;
+export type UploadGrantRequestBody = z.input<typeof UploadGrantRequest>;
+export type ErrorBodyShape = { error: { code: string; message: string } };

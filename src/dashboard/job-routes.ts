@@ -1,0 +1,153 @@
+import type { z } from 'zod';
+import { IdParams } from '../contract/common.ts';
+import {
+  CreateDashboardJobRequest,
+  DashboardJobCreated,
+  DashboardUploadGrant,
+  DashboardUploadRequest,
+  JobPeaks,
+  JobsPage,
+  JobsQuery,
+  JobView,
+} from '../contract/dashboard.ts';
+import { ApiError } from '../domain/errors.ts';
+import { grantUpload } from '../http/upload.ts';
+import { defineRoute } from '../http/route.ts';
+import { createDenoiseJob } from '../jobs/create-denoise-job.ts';
+import { createStemJob } from '../jobs/create-stem-job.ts';
+import { createTrackJob } from '../jobs/create-track-job.ts';
+import { createVideoJob } from '../jobs/create-video-job.ts';
+import type { StoredOutputs } from '../jobs/outputs.ts';
+import type { Runtime } from '../runtime.ts';
+import { BlobNotFoundError } from '../storage/errors.ts';
+import { findAccountJob, listJobs } from '../store/jobs.ts';
+import { DASHBOARD_API, sessionOf } from './guard.ts';
+import { type Peaks, storedPeaks } from './peaks.ts';
+import { presentSummary, presentView, relativeToSite } from './present-job.ts';
+
+const base = { tag: 'Dashboard', auth: 'none' as const };
+
+export function jobRoutes(rt: Runtime) {
+  /** The signed-in account's job; another account's id is the same 404 as an unknown one. */
+  const ownJob = async (accountId: string, id: string) => {
+    const row = await findAccountJob(rt.db, accountId, null, id);
+    if (!row) throw new ApiError('JOB_NOT_FOUND', `No job '${id}'.`);
+    return row;
+  };
+  return [
+    defineRoute({
+      ...base,
+      method: 'GET',
+      url: `${DASHBOARD_API}/jobs`,
+      summary: 'Every kind of job in one list, newest first',
+      query: JobsQuery,
+      status: 200,
+      response: JobsPage,
+      handler: async ({ request, query }) => {
+        const page = await listJobs(rt.db, { accountId: sessionOf(request).accountId, ...query });
+        return {
+          jobs: page.rows.map(presentSummary),
+          pagination: { total: page.total, limit: query.limit, offset: query.offset, hasMore: page.hasMore },
+        };
+      },
+    }),
+    defineRoute({
+      ...base,
+      method: 'GET',
+      url: `${DASHBOARD_API}/jobs/:id`,
+      summary: 'One job with signed links to its outputs',
+      params: IdParams,
+      status: 200,
+      response: JobView,
+      handler: async ({ request, params }) =>
+        presentView(await ownJob(sessionOf(request).accountId, params.id), rt.store, rt.config.publicUrl),
+    }),
+    defineRoute({
+      ...base,
+      method: 'GET',
+      url: `${DASHBOARD_API}/jobs/:id/peaks`,
+      summary: 'Waveform peaks of each output (and of the input of a denoise job)',
+      params: IdParams,
+      status: 200,
+      response: JobPeaks,
+      handler: async ({ request, params }) => {
+        const row = await ownJob(sessionOf(request).accountId, params.id);
+        if (row.status === 'EXPIRED') throw new ApiError('OUTPUT_EXPIRED');
+        if (row.status !== 'COMPLETED' || !row.outputs_json) throw new ApiError('JOB_NOT_COMPLETED');
+        const sources: Array<[string, string]> = Object.entries(JSON.parse(row.outputs_json) as StoredOutputs).map(
+          ([name, o]) => [name, o.key],
+        );
+        if (row.kind === 'denoise' && row.source_key && (await rt.store.stat(row.source_key))) {
+          sources.push(['input', row.source_key]);
+        }
+        const outputs: Record<string, Peaks> = {};
+        // One at a time: each is an ffmpeg process, and the machine also runs the separation.
+        for (const [name, key] of sources) {
+          outputs[name] = await storedPeaks(rt.store, rt.config.ffmpeg, key, `jobs/${row.id}/peaks/${name}.json`).catch(
+            (err: unknown) => {
+              // Retention removed the file between the status read and the decode.
+              if (err instanceof BlobNotFoundError) throw new ApiError('OUTPUT_EXPIRED');
+              throw err;
+            },
+          );
+        }
+        return { outputs };
+      },
+    }),
+    defineRoute({
+      ...base,
+      method: 'POST',
+      url: `${DASHBOARD_API}/uploads`,
+      summary: 'An upload grant, as POST /v1/upload',
+      body: DashboardUploadRequest,
+      status: 200,
+      response: DashboardUploadGrant,
+      handler: async ({ request, body }) => {
+        const grant = await grantUpload(rt, sessionOf(request).accountId, body);
+        return { ...grant, uploadUrl: relativeToSite(grant.uploadUrl, rt.config.publicUrl) };
+      },
+    }),
+    defineRoute({
+      ...base,
+      method: 'POST',
+      url: `${DASHBOARD_API}/jobs`,
+      summary: 'Create a job of any kind, through the same service functions as the API',
+      body: CreateDashboardJobRequest,
+      status: 201,
+      response: DashboardJobCreated,
+      handler: async ({ request, body }) => ({
+        id: await createJob(rt, sessionOf(request).accountId, body),
+        kind: body.kind,
+      }),
+    }),
+  ];
+}
+
+/** Each kind goes to the service function its API route uses, so limits and errors are the API's. */
+async function createJob(rt: Runtime, accountId: string, body: z.infer<typeof CreateDashboardJobRequest>) {
+  switch (body.kind) {
+    case 'stem': {
+      const { kind: _, ...rest } = body;
+      return (await createStemJob(rt, accountId, rest)).id;
+    }
+    case 'video': {
+      const { kind: _, ...rest } = body;
+      return (await createVideoJob(rt, accountId, rest)).id;
+    }
+    case 'track': {
+      const { kind: _, ...rest } = body;
+      return (await createTrackJob(rt, accountId, rest)).id;
+    }
+    case 'denoise':
+      // The API's declared size and duration are informative only; the server bills what it measured.
+      return (
+        await createDenoiseJob(rt, accountId, {
+          inputFileName: body.fileName,
+          inputFilePath: body.uploadKey,
+          inputFileSize: 0,
+          durationSeconds: 0,
+          outputFormat: body.outputFormat,
+        })
+      ).id;
+  }
+}

@@ -1,0 +1,112 @@
+import type { JobSummaryBody, JobViewBody } from '../contract/dashboard.ts';
+import { DOWNLOAD_URL_TTL_SECONDS, type StoredOutputs } from '../jobs/outputs.ts';
+import { readJob, type TypedJob } from '../jobs/read-job.ts';
+import type { BlobStore } from '../storage/blob-store.ts';
+import type { JobRow } from '../store/jobs.ts';
+
+function metadata(row: JobRow): { bpm: number | null; key: string | null } | null {
+  if (row.status !== 'COMPLETED' || !row.audio_metadata_json) return null;
+  return JSON.parse(row.audio_metadata_json) as { bpm: number | null; key: string | null };
+}
+
+/** The title a person knows the job by: the video or track title, else the file name. */
+function title(job: TypedJob): string {
+  if (job.kind === 'video') return job.input.videoTitle || job.input.fileName || job.row.id;
+  if (job.kind === 'track') return job.input.trackTitle || job.input.fileName || job.row.id;
+  return job.input.fileName || job.row.id;
+}
+
+/** One row of the unified jobs list; every kind has the same fields. */
+export function presentSummary(row: JobRow): JobSummaryBody {
+  const job = readJob(row);
+  const meta = metadata(row);
+  return {
+    id: row.id,
+    kind: row.kind,
+    status: row.status,
+    progress: row.progress,
+    title: title(job),
+    // Billed whole seconds; 0 means "not known yet" for a track whose duration is unknown.
+    durationSeconds: job.input.billedSeconds ? Math.ceil(job.input.billedSeconds) : null,
+    creditsCharged: row.credits_charged,
+    bpm: meta?.bpm ?? null,
+    key: meta?.key ?? null,
+    createdAt: row.created_at,
+    completedAt: row.completed_at,
+  };
+}
+
+/**
+ * Links to this site are made relative, so the browser fetches them from the origin it is on (a
+ * local instance reached as localhost while PUBLIC_URL says 127.0.0.1) and `media-src 'self'` holds.
+ */
+export function relativeToSite(url: string, siteUrl: string): string {
+  return url.startsWith(`${siteUrl}/`) ? url.slice(siteUrl.length) : url;
+}
+
+const formatOf = (fileName: string) => (fileName.split('.').pop() ?? '').toUpperCase();
+
+async function signedOutputs(row: JobRow, store: BlobStore, site: string): Promise<JobViewBody['outputs']> {
+  if (row.status !== 'COMPLETED' || !row.outputs_json) return {};
+  const stored = JSON.parse(row.outputs_json) as StoredOutputs;
+  const entries = await Promise.all(
+    Object.entries(stored).map(async ([name, o]) => {
+      const [{ url }, stat] = await Promise.all([
+        store.signedDownloadUrl(o.key, {
+          fileName: o.fileName,
+          contentType: o.contentType,
+          expiresInSeconds: DOWNLOAD_URL_TTL_SECONDS,
+        }),
+        store.stat(o.key),
+      ]);
+      const entry = { url: relativeToSite(url, site), fileName: o.fileName, format: formatOf(o.fileName) };
+      return [name, stat ? { ...entry, sizeBytes: stat.size } : entry] as const;
+    }),
+  );
+  return Object.fromEntries(entries);
+}
+
+/** A signed link to the original audio of a denoise job (the A/B player), while it is stored. */
+async function inputUrl(job: TypedJob, store: BlobStore, site: string): Promise<string | null> {
+  const { row } = job;
+  if (row.kind !== 'denoise' || !row.source_key || row.status === 'EXPIRED') return null;
+  const stat = await store.stat(row.source_key);
+  if (!stat) return null;
+  const { url } = await store.signedDownloadUrl(row.source_key, {
+    fileName: title(job).slice(0, 255),
+    contentType: stat.contentType,
+    expiresInSeconds: DOWNLOAD_URL_TTL_SECONDS,
+  });
+  return relativeToSite(url, site);
+}
+
+function sourceOf(job: TypedJob): { thumbnail: string | null; sourceUrl: string | null } {
+  if (job.kind === 'video')
+    return { thumbnail: job.input.videoThumbnail || null, sourceUrl: job.input.videoUrl || null };
+  if (job.kind === 'track') return { thumbnail: job.input.trackArtwork || null, sourceUrl: job.input.trackUrl || null };
+  return { thumbnail: null, sourceUrl: null };
+}
+
+/** The job's options; denoise jobs have only a format, so the separation options are null for them. */
+function optionsOf(job: TypedJob) {
+  if (job.kind === 'denoise') {
+    return { outputType: null, quality: null, outputFormat: job.options.outputFormat, denoiseVocals: false };
+  }
+  const { outputType, quality, outputFormat, denoiseVocals } = job.options;
+  return { outputType, quality, outputFormat, denoiseVocals: denoiseVocals ?? false };
+}
+
+/** The job page: the summary plus options, source, and freshly signed links. */
+export async function presentView(row: JobRow, store: BlobStore, site: string): Promise<JobViewBody> {
+  const job = readJob(row);
+  const [outputs, input] = await Promise.all([signedOutputs(row, store, site), inputUrl(job, store, site)]);
+  return {
+    ...presentSummary(row),
+    options: optionsOf(job),
+    errorMessage: row.error_message,
+    audioMetadata: metadata(row),
+    ...sourceOf(job),
+    input: { url: input },
+    outputs,
+  };
+}

@@ -1,0 +1,82 @@
+import { ChangePasswordRequest, SessionInfo, SignInRequest } from '../contract/dashboard.ts';
+import { ApiError } from '../domain/errors.ts';
+import { defineRoute } from '../http/route.ts';
+import type { Runtime } from '../runtime.ts';
+import { findCredentials, findPasswordHash, setPasswordHash } from '../store/account-passwords.ts';
+import { deleteOtherSessions, deleteSession } from '../store/sessions.ts';
+import { clearedSessionCookie, sessionCookie } from './cookies.ts';
+import { DASHBOARD_API, sessionOf } from './guard.ts';
+import { DUMMY_HASH, hashPassword, verifyPassword } from './password.ts';
+import { SESSION_IDLE_SECONDS, startSession } from './sessions.ts';
+import { throttleSignIn } from './throttle.ts';
+
+const base = { tag: 'Dashboard', auth: 'none' as const };
+
+export function sessionRoutes(rt: Runtime) {
+  const secure = rt.config.dashboard.secureCookies;
+  return [
+    defineRoute({
+      ...base,
+      method: 'POST',
+      url: `${DASHBOARD_API}/session`,
+      summary: 'Sign in',
+      body: SignInRequest,
+      status: 200,
+      response: SessionInfo,
+      handler: async ({ body, request, reply }) => {
+        await throttleSignIn(rt.rateLimiter, body.email, request.ip);
+        const account = await findCredentials(rt.db, body.email);
+        // The same work and the same answer whether the email is unknown or the password wrong.
+        const ok = await verifyPassword(body.password, account?.passwordHash ?? DUMMY_HASH);
+        if (!account?.passwordHash || !ok) throw new ApiError('INVALID_CREDENTIALS');
+        const session = await startSession(rt.db, account.id);
+        reply.header('set-cookie', sessionCookie(session.token, SESSION_IDLE_SECONDS, secure));
+        return { account: { id: account.id, email: account.email }, csrfToken: session.csrfToken };
+      },
+    }),
+    defineRoute({
+      ...base,
+      method: 'GET',
+      url: `${DASHBOARD_API}/session`,
+      summary: 'The signed-in account and the CSRF token',
+      status: 200,
+      response: SessionInfo,
+      handler: async ({ request }) => {
+        const s = sessionOf(request);
+        return { account: { id: s.accountId, email: s.email }, csrfToken: s.csrfToken };
+      },
+    }),
+    defineRoute({
+      ...base,
+      method: 'DELETE',
+      url: `${DASHBOARD_API}/session`,
+      summary: 'Sign out',
+      status: 204,
+      response: null,
+      handler: async ({ request, reply }) => {
+        await deleteSession(rt.db, sessionOf(request).id);
+        return reply.header('set-cookie', clearedSessionCookie(secure)).code(204).send();
+      },
+    }),
+    defineRoute({
+      ...base,
+      method: 'POST',
+      url: `${DASHBOARD_API}/password`,
+      summary: 'Change the password; every other session of the account ends',
+      body: ChangePasswordRequest,
+      status: 204,
+      response: null,
+      handler: async ({ body, request, reply }) => {
+        const s = sessionOf(request);
+        await throttleSignIn(rt.rateLimiter, s.email, request.ip);
+        const stored = await findPasswordHash(rt.db, s.accountId);
+        if (!stored || !(await verifyPassword(body.currentPassword, stored))) {
+          throw new ApiError('INVALID_CREDENTIALS', 'The current password is wrong.');
+        }
+        await setPasswordHash(rt.db, s.accountId, await hashPassword(body.newPassword));
+        await deleteOtherSessions(rt.db, s.accountId, s.id);
+        return reply.code(204).send();
+      },
+    }),
+  ];
+}

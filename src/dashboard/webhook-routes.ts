@@ -1,0 +1,123 @@
+import { IdParams } from '../contract/common.ts';
+import {
+  DashboardCreateWebhookRequest,
+  DashboardWebhook,
+  DashboardWebhookCreated,
+  DashboardWebhookList,
+  DeliveryList,
+  WebhookTestResult,
+} from '../contract/dashboard.ts';
+import { ApiError } from '../domain/errors.ts';
+import { defineRoute } from '../http/route.ts';
+import { presentWebhook, registerWebhook } from '../http/webhooks.ts';
+import type { Runtime } from '../runtime.ts';
+import { listWebhookDeliveries } from '../store/webhook-deliveries.ts';
+import { deleteWebhook, enableWebhook, findWebhook, listWebhooks } from '../store/webhooks.ts';
+import { DASHBOARD_API, sessionOf } from './guard.ts';
+import { sendTestEvent } from './test-event.ts';
+
+const base = { tag: 'Dashboard', auth: 'none' as const };
+
+export function webhookRoutes(rt: Runtime) {
+  /** The signed-in account's live webhook; another account's id is the same 404 as an unknown one. */
+  const ownWebhook = async (accountId: string, id: string) => {
+    const row = await findWebhook(rt.db, id);
+    if (!row || row.account_id !== accountId || row.deleted_at) {
+      throw new ApiError('WEBHOOK_NOT_FOUND', `No webhook '${id}'.`);
+    }
+    return row;
+  };
+  const byId = { params: IdParams };
+  return [
+    defineRoute({
+      ...base,
+      method: 'GET',
+      url: `${DASHBOARD_API}/webhooks`,
+      summary: "The account's webhooks (never their secrets)",
+      status: 200,
+      response: DashboardWebhookList,
+      handler: async ({ request }) => ({
+        webhooks: (await listWebhooks(rt.db, sessionOf(request).accountId)).map(presentWebhook),
+      }),
+    }),
+    defineRoute({
+      ...base,
+      method: 'POST',
+      url: `${DASHBOARD_API}/webhooks`,
+      summary: 'Register a webhook; the signing secret is in this answer only',
+      body: DashboardCreateWebhookRequest,
+      status: 201,
+      response: DashboardWebhookCreated,
+      handler: async ({ request, body }) => {
+        const { webhook, secret } = await registerWebhook(rt, sessionOf(request).accountId, body);
+        return { ...presentWebhook(webhook), secret };
+      },
+    }),
+    defineRoute({
+      ...base,
+      ...byId,
+      method: 'DELETE',
+      url: `${DASHBOARD_API}/webhooks/:id`,
+      summary: 'Delete a webhook',
+      status: 204,
+      response: null,
+      handler: async ({ request, params, reply }) => {
+        if (!(await deleteWebhook(rt.db, sessionOf(request).accountId, params.id))) {
+          throw new ApiError('WEBHOOK_NOT_FOUND', `No webhook '${params.id}'.`);
+        }
+        return reply.code(204).send();
+      },
+    }),
+    defineRoute({
+      ...base,
+      ...byId,
+      method: 'POST',
+      url: `${DASHBOARD_API}/webhooks/:id/enable`,
+      summary: 'Re-enable a webhook: active again, failCount 0, lastError cleared',
+      status: 200,
+      response: DashboardWebhook,
+      handler: async ({ request, params }) => {
+        const row = await ownWebhook(sessionOf(request).accountId, params.id);
+        const view = await enableWebhook(rt.db, row.id);
+        if (!view) throw new ApiError('WEBHOOK_NOT_FOUND', `No webhook '${params.id}'.`);
+        return presentWebhook(view);
+      },
+    }),
+    defineRoute({
+      ...base,
+      ...byId,
+      method: 'POST',
+      url: `${DASHBOARD_API}/webhooks/:id/test`,
+      summary: 'Send a signed test event now',
+      status: 200,
+      response: WebhookTestResult,
+      handler: async ({ request, params }) =>
+        sendTestEvent(rt, await ownWebhook(sessionOf(request).accountId, params.id)),
+    }),
+    defineRoute({
+      ...base,
+      ...byId,
+      method: 'GET',
+      url: `${DASHBOARD_API}/webhooks/:id/deliveries`,
+      summary: 'The 50 most recent deliveries',
+      status: 200,
+      response: DeliveryList,
+      handler: async ({ request, params }) => {
+        const row = await ownWebhook(sessionOf(request).accountId, params.id);
+        const rows = await listWebhookDeliveries(rt.db, row.id, 50);
+        return {
+          deliveries: rows.map((d) => ({
+            id: d.id,
+            event: d.event,
+            jobId: d.job_id,
+            status: d.status,
+            statusCode: d.response_status,
+            durationMs: d.duration_ms,
+            error: d.error,
+            createdAt: d.created_at,
+          })),
+        };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,50 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { SIGN_IN_PER_ACCOUNT } from '../src/dashboard/throttle.ts';
+import { dashboardClient, newDashboardUser } from './helpers/dashboard.ts';
+import { startTestServer, type TestServer } from './helpers/server.ts';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/**
+ * Two API processes' worth of app (two runtimes, two listeners) over one database and one Redis, as
+ * in the scale-out deployment: a session made on one is honoured by the other, sign-out on one
+ * ends it on both, and the sign-in throttle counts attempts across both.
+ */
+describe('dashboard sessions and throttling across API instances (shared database and Redis)', () => {
+  let a: TestServer;
+  let b: TestServer;
+  beforeAll(async () => {
+    const redis = { REDIS_URL, REDIS_PREFIX: `sf-dash-${randomBytes(4).toString('hex')}` };
+    a = await startTestServer('sqlite', redis);
+    b = await startTestServer('sqlite', { ...redis, DATABASE_URL: `sqlite:${join(a.dataDir, 'stemforge.db')}` });
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  test('a session from instance A works on B; sign-out on B ends it on A', async () => {
+    const user = await newDashboardUser(a);
+    const onA = dashboardClient(a);
+    expect((await onA.signIn(user.email, user.password)).status).toBe(200);
+    const onB = dashboardClient(b);
+    onB.cookie = onA.cookie;
+    onB.csrf = onA.csrf;
+    expect(await (await onB.call('GET', '/session')).json()).toMatchObject({ account: { id: user.id } });
+    expect((await onB.call('POST', '/keys', { name: 'from B' })).status).toBe(201);
+    expect((await onB.call('DELETE', '/session')).status).toBe(204);
+    expect((await onA.call('GET', '/session')).status).toBe(401);
+  });
+
+  test('failed sign-ins on A and B add up: the next one is refused on either', async () => {
+    const user = await newDashboardUser(a);
+    for (let i = 0; i < SIGN_IN_PER_ACCOUNT; i++) {
+      const res = await dashboardClient(i % 2 ? a : b).signIn(user.email, 'not the password');
+      expect(res.status).toBe(401);
+    }
+    expect((await dashboardClient(a).signIn(user.email, user.password)).status).toBe(429);
+    expect((await dashboardClient(b).signIn(user.email, user.password)).status).toBe(429);
+  });
+});

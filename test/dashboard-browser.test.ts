@@ -1,0 +1,361 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { startTestServer, type TestServer } from './helpers/server.ts';
+import { sharedPath } from '../support/shared.ts';
+import { startWorkers, type Workers } from '../src/worker/start.ts';
+import { createAccount } from '../src/store/accounts.ts';
+import { setPasswordHash } from '../src/store/account-passwords.ts';
+import { hashPassword } from '../src/dashboard/password.ts';
+import { findJob } from '../src/store/jobs.ts';
+import { findWebhook, recordDeliveryOutcome } from '../src/store/webhooks.ts';
+
+const root = resolve(import.meta.dirname, '..');
+const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+/** `UPDATE_SCREENSHOTS=1 npx vitest run test/dashboard-browser.test.ts` refreshes docs/screenshots. */
+const screenshots = process.env.UPDATE_SCREENSHOTS === '1';
+
+// A file name a careless page would execute: it must show as text.
+const HOSTILE_NAME = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>.wav';
+
+/**
+ * The dashboard in Chromium against the real server, worker and HTDemucs model: sign in, upload a
+ * clip, watch it separate, play the stems, keys, webhooks, sign out; XSS, another account's job, and
+ * axe-core on every page.
+ */
+describe('dashboard (Chromium, real server)', () => {
+  let s: TestServer;
+  let workers: Workers;
+  let browser: Browser;
+  let ctx: BrowserContext;
+  let page: Page;
+  const owner = { email: 'owner@example.com', password: 'owner-password-1', id: '' };
+  const stranger = { email: 'stranger@example.com', password: 'stranger-password-1', id: '' };
+  let jobId = '';
+  let charged = 0;
+  const problems: string[] = [];
+
+  const watch = (p: Page) => {
+    p.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+    p.on('console', (m) => {
+      // 401/404 answers the page handles (signed out, not found) are logged by Chromium as resource errors.
+      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text());
+    });
+    p.on('dialog', (d) => void d.accept());
+  };
+
+  /** axe-core in the page (evaluated over DevTools, so the page's CSP still forbids inline script). */
+  const axe = async (p: Page, name: string) => {
+    await p.evaluate(axeSource);
+    const violations: { id: string; impact: string; nodes: { target: string[] }[] }[] = await p.evaluate(
+      async () => ((await (globalThis as any).axe.run((globalThis as any).document)) as any).violations,
+    );
+    const bad = violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${name}: ${v.id} (${v.impact}) at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    expect(bad).toEqual([]);
+  };
+
+  const shot = async (p: Page, name: string) => {
+    if (!screenshots) return;
+    mkdirSync(resolve(root, 'docs/screenshots'), { recursive: true });
+    await p.screenshot({ path: resolve(root, `docs/screenshots/${name}.png`) });
+  };
+
+  const heading = (p: Page, name: string | RegExp) => p.getByRole('heading', { level: 1, name }).waitFor();
+
+  const signIn = async (p: Page, who: { email: string; password: string }) => {
+    await p.goto(`${s.base}/sign-in`);
+    await p.getByLabel('Email').fill(who.email);
+    await p.getByLabel('Password').fill(who.password);
+    await p.getByRole('button', { name: 'Sign in' }).click();
+    await heading(p, 'Overview');
+  };
+
+  // The steps build on each other (the job, the key): after a failure the rest would only time out.
+  let failed = false;
+  beforeEach(({ skip, onTestFailed }) => {
+    if (failed) skip();
+    onTestFailed(() => {
+      failed = true;
+    });
+  });
+
+  beforeAll(async () => {
+    // `npm ci` builds the front end (prepare); build it here when a checkout has not.
+    if (!existsSync(resolve(root, 'web/dist/index.html'))) {
+      execFileSync(process.execPath, [resolve(root, 'web/build.mjs'), '--no-check'], { stdio: 'inherit' });
+    }
+    s = await startTestServer('sqlite', {
+      STEMFORGE_MODELS_DIR: sharedPath('models'),
+      WORKER_CONCURRENCY: '1',
+      ALLOW_PRIVATE_URLS: 'true',
+    });
+    workers = await startWorkers(s.rt);
+    for (const who of [owner, stranger]) {
+      who.id = (await createAccount(s.rt.db, who.email, 600)).id;
+      await setPasswordHash(s.rt.db, who.id, await hashPassword(who.password));
+    }
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+    });
+    ctx = await browser.newContext({ viewport: { width: 1100, height: 760 }, acceptDownloads: true });
+    page = await ctx.newPage();
+    watch(page);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await workers?.stop();
+    await s?.close();
+  });
+
+  test('a wrong password is refused with the API message; the right one signs in', async () => {
+    await page.goto(`${s.base}/jobs`);
+    // Signed out: any page shows the sign-in form and comes back after signing in.
+    await heading(page, 'Sign in to Stemforge');
+    expect(new URL(page.url()).pathname).toBe('/sign-in');
+    await axe(page, 'sign-in');
+    await page.getByLabel('Email').fill(owner.email);
+    await page.getByLabel('Password').fill('not-the-password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toMatch(/password is wrong/i);
+    await shot(page, 'sign-in');
+    await page.getByLabel('Password').fill(owner.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await heading(page, 'Jobs');
+    expect(new URL(page.url()).pathname).toBe('/jobs');
+    // HttpOnly: the session cookie is out of the page's reach.
+    expect(await page.evaluate(() => (globalThis as any).document.cookie)).not.toContain('sf_session');
+  });
+
+  test('upload a clip with a hostile name, watch it separate live, name shown as text', async () => {
+    await page.getByRole('link', { name: 'New job' }).first().click();
+    await heading(page, 'New job');
+    await axe(page, 'new job');
+    // A refused request shows the API's own message and stays on the form.
+    await page.getByLabel('Remote address').check();
+    await page.getByLabel(/Audio file address/).fill('ftp://example.com/song.mp3');
+    await page.getByRole('button', { name: 'Start job' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toBe(
+      'Only http and https URLs are allowed, not "ftp:".',
+    );
+    expect(new URL(page.url()).pathname).toBe('/new');
+    await page.getByLabel('Upload a file').check();
+    const clip = await readFile(sharedPath('audio', 'musdb-falcon69', 'mixture.wav'));
+    await page.getByLabel(/Drop an audio file/).setInputFiles({
+      name: HOSTILE_NAME,
+      mimeType: 'audio/wav',
+      buffer: clip,
+    });
+    await page.getByLabel('Output type').selectOption('FOUR_STEMS');
+    await page.getByLabel('Quality').selectOption('FAST');
+    await page.getByLabel('Format').selectOption('MP3');
+    await shot(page, 'new-job');
+    await page.getByRole('button', { name: 'Start job' }).click();
+    await page.waitForURL(/\/jobs\/[^/]+$/);
+    jobId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
+    // The upload bar reached the end before the job was created.
+    await heading(page, HOSTILE_NAME);
+
+    // The jobs list follows the job to COMPLETED by itself (polling), without a reload.
+    await page.getByRole('link', { name: 'Jobs', exact: true }).click();
+    await heading(page, 'Jobs');
+    const row = page.locator(`tr[data-job="${jobId}"]`);
+    const seen = new Set<string>();
+    const deadline = Date.now() + 240_000;
+    while (Date.now() < deadline) {
+      const status = await row.getAttribute('data-status');
+      if (status) seen.add(status);
+      if (status === 'COMPLETED' || status === 'FAILED') break;
+      await page.waitForTimeout(250);
+    }
+    expect(await row.getAttribute('data-status')).toBe('COMPLETED');
+    expect([...seen].some((x) => x === 'PENDING' || x === 'PROCESSING')).toBe(true);
+    await expect(row.getByRole('link').textContent()).resolves.toBe(HOSTILE_NAME);
+    charged = (await findJob(s.rt.db, jobId))!.credits_charged ?? 0;
+    expect(charged).toBeGreaterThanOrEqual(6);
+    await expect(row.locator('td').nth(4).textContent()).resolves.toBe(String(charged));
+    // Filters: the job is listed under its kind and status, not under others.
+    await page.getByLabel('Kind').selectOption('denoise');
+    await page.getByText('No jobs match these filters').waitFor();
+    await page.getByLabel('Kind').selectOption('stem');
+    await page.getByLabel('Status').selectOption('COMPLETED');
+    await row.waitFor();
+    await axe(page, 'jobs');
+    await shot(page, 'jobs');
+    expect(await page.evaluate(() => (globalThis as any).__xss)).toBeUndefined();
+    expect(await page.locator('main img').count()).toBe(0);
+  });
+
+  test('the stem player plays the four stems on one clock; mute and solo set the gains; downloads', async () => {
+    await page.goto(`${s.base}/jobs/${encodeURIComponent(jobId)}`);
+    await heading(page, HOSTILE_NAME);
+    const player = page.locator('section.player');
+    await player.and(page.locator('[data-ready="true"]')).waitFor({ timeout: 30_000 });
+    const rows = page.locator('li.stem');
+    expect(await rows.evaluateAll((els) => els.map((e) => (e as any).dataset.stem))).toEqual([
+      'vocals',
+      'drums',
+      'bass',
+      'other',
+    ]);
+    const gains = () => rows.evaluateAll((els) => els.map((e) => Number((e as any).dataset.gain)));
+    const starts = () => rows.evaluateAll((els) => els.map((e) => (e as any).dataset.start));
+    const position = async () => Number(await page.locator('.clock').getAttribute('data-position'));
+
+    await page.getByRole('button', { name: 'Play' }).click();
+    await page.waitForTimeout(1200);
+    const p1 = await position();
+    expect(p1).toBeGreaterThan(0.3);
+    const started = await starts();
+    expect(started[0]).toMatch(/@0\.0000$/);
+    expect(new Set(started).size).toBe(1);
+
+    // Seek (the Position slider) restarts every stem with the same start time and offset.
+    await page.getByLabel('Position', { exact: true }).fill('3');
+    await page.waitForTimeout(300);
+    const afterSeek = await starts();
+    expect(new Set(afterSeek).size).toBe(1);
+    expect(afterSeek[0]).toMatch(/@3\.0000$/);
+    expect(await position()).toBeGreaterThanOrEqual(3);
+
+    expect(await gains()).toEqual([1, 1, 1, 1]);
+    await page.getByRole('button', { name: 'Mute Vocals' }).click();
+    expect(await gains()).toEqual([0, 1, 1, 1]);
+    await page.getByRole('button', { name: 'Solo Drums' }).click();
+    expect(await gains()).toEqual([0, 1, 0, 0]);
+    await page.getByRole('button', { name: 'Solo Bass' }).click();
+    expect(await gains()).toEqual([0, 1, 1, 0]);
+    await page.getByRole('button', { name: 'Solo Drums' }).click();
+    await page.getByRole('button', { name: 'Solo Bass' }).click();
+    await page.getByLabel('Volume Other').fill('0.5');
+    expect(await gains()).toEqual([0, 1, 1, 0.5]);
+
+    // Keyboard: Space on the player pauses; the clock stops.
+    await player.focus();
+    await page.keyboard.press(' ');
+    await expect(page.getByRole('button', { name: 'Play' }).isVisible()).resolves.toBe(true);
+    const paused = await position();
+    await page.waitForTimeout(400);
+    expect(await position()).toBe(paused);
+    await axe(page, 'job detail');
+    await shot(page, 'job-player');
+
+    const [stem] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download Drums' }).click(),
+    ]);
+    expect(stem.suggestedFilename()).toMatch(/drums\.mp3$/);
+    const stemBytes = await readFile((await stem.path())!);
+    expect(stemBytes.length).toBeGreaterThan(10_000);
+
+    // The mix of what is heard (vocals muted, other at half) renders to a WAV of the job's length.
+    const [mix] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download mix (WAV)' }).click(),
+    ]);
+    const wav = await readFile((await mix.path())!);
+    expect(wav.subarray(0, 4).toString()).toBe('RIFF');
+    const seconds = wav.readUInt32LE(40) / wav.readUInt32LE(28);
+    expect(seconds).toBeGreaterThan(5.5);
+    expect(seconds).toBeLessThan(6.5);
+  });
+
+  test('overview shows the balance, the ledger with the job, and usage', async () => {
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await heading(page, 'Overview');
+    await page.locator('.ledger-charge').first().waitFor();
+    await expect(page.getByRole('region', { name: 'Balance' }).textContent()).resolves.toContain(String(600 - charged));
+    await expect(page.locator('tbody tr a[href^="/jobs/"]').first().getAttribute('href')).resolves.toBe(
+      `/jobs/${encodeURIComponent(jobId)}`,
+    );
+    await expect(page.locator('.usage figcaption').textContent()).resolves.toMatch(
+      new RegExp(`^${charged} seconds charged`),
+    );
+    await axe(page, 'overview');
+    await shot(page, 'overview');
+  });
+
+  test('an API key is shown once, works against /v1, and stops working once revoked', async () => {
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await heading(page, 'API keys');
+    await page.getByLabel('Key name').fill('<b>ci</b> key');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = await page.getByRole('textbox', { name: 'Your new API key' }).inputValue();
+    await expect(page.getByText('this is the only time it is shown').isVisible()).resolves.toBe(true);
+    await page.getByRole('button', { name: 'Copy' }).waitFor();
+    expect((await s.api('/v1/jobs', { key: secret })).status).toBe(200);
+    await axe(page, 'keys');
+    await shot(page, 'keys');
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    expect(await page.getByRole('textbox', { name: 'Your new API key' }).count()).toBe(0);
+    const row = page.locator('tr', { hasText: '<b>ci</b> key' });
+    await row.getByRole('button', { name: 'Revoke <b>ci</b> key' }).click();
+    await row.getByText('Revoked').waitFor();
+    const refused = await s.api('/v1/jobs', { key: secret });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as any).error.code).toBe('API_KEY_REVOKED');
+  });
+
+  test('a webhook disabled after 5 failures is re-enabled from the page', async () => {
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await heading(page, 'Webhooks');
+    await page.getByLabel('Webhook address').fill('http://127.0.0.1:9/hook');
+    await page.getByRole('button', { name: 'Add webhook' }).click();
+    const secret = await page.getByRole('textbox', { name: 'Signing secret of the new webhook' }).inputValue();
+    expect(secret.length).toBeGreaterThan(20);
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    const item = page.locator('li.webhook');
+    const id = (await item.getAttribute('data-webhook'))!;
+    // Five failed deliveries, recorded the way the dispatcher records them.
+    for (let i = 0; i < 5; i++) await recordDeliveryOutcome(s.rt.db, id, { ok: false, error: 'HTTP 503' });
+    await page.reload();
+    await item.and(page.locator('[data-active="false"]')).waitFor();
+    await expect(item.locator('[data-field="failCount"]').textContent()).resolves.toBe('5');
+    await expect(item.locator('[data-field="lastError"]').textContent()).resolves.toBe('HTTP 503');
+    await axe(page, 'webhooks');
+    await shot(page, 'webhooks');
+    await item.getByRole('button', { name: 'Re-enable' }).click();
+    await item.and(page.locator('[data-active="true"]')).waitFor();
+    await expect(item.locator('[data-field="failCount"]').textContent()).resolves.toBe('0');
+    await expect(item.locator('[data-field="lastError"]').textContent()).resolves.toBe('—');
+    const row = (await findWebhook(s.rt.db, id))!;
+    expect([row.fail_count, Boolean(row.is_active), row.last_error]).toEqual([0, true, null]);
+    // A test event to a closed port reports the failure instead of hanging.
+    await item.getByRole('button', { name: 'Send test event' }).click();
+    await item.getByText(/^Test failed/).waitFor({ timeout: 20_000 });
+    await item.getByRole('button', { name: 'Recent deliveries' }).click();
+    await item.locator('table').waitFor();
+  });
+
+  test('account page, another account cannot see the job, sign out', async () => {
+    await page.getByRole('link', { name: 'Account' }).click();
+    await heading(page, 'Account');
+    await axe(page, 'account');
+    await shot(page, 'account');
+
+    const other = await ctx.browser()!.newContext({ viewport: { width: 1100, height: 760 } });
+    const p2 = await other.newPage();
+    watch(p2);
+    await signIn(p2, stranger);
+    await p2.goto(`${s.base}/jobs/${encodeURIComponent(jobId)}`);
+    await heading(p2, 'Job not found');
+    expect(await p2.getByText(HOSTILE_NAME).count()).toBe(0);
+    await axe(p2, 'not found');
+    await p2.goto(`${s.base}/jobs`);
+    await p2.getByText('No jobs yet').waitFor();
+    await other.close();
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await heading(page, 'Sign in to Stemforge');
+    await page.goto(`${s.base}/keys`);
+    await heading(page, 'Sign in to Stemforge');
+    expect(problems).toEqual([]);
+  });
+});

@@ -1,0 +1,44 @@
+/** 75 -> "1:15"; with tenths for the player's clock. */
+export function clock(seconds: number, tenths = false): string {
+  const s = Math.max(0, seconds);
+  const m = Math.floor(s / 60);
+  const rest = s - m * 60;
+  const whole = Math.floor(rest);
+  const base = `${m}:${String(whole).padStart(2, '0')}`;
+  return tenths ? `${base}.${Math.floor((rest - whole) * 10)}` : base;
+}
+
+export function duration(seconds: number | null | undefined): string {
+  return seconds == null ? '—' : clock(seconds);
+}
+
+export function dateTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+export function bytes(n: number | undefined): string {
+  if (n == null) return '';
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+export function bpmKey(bpm: number | null, key: string | null): string {
+  const parts = [bpm == null ? null : `${Math.round(bpm)} BPM`, key];
+  return parts.filter(Boolean).join(' · ') || '—';
+}
+
+export const STATUS_LABEL: Record<string, string> = {
+  PENDING: 'Pending',
+  PROCESSING: 'Processing',
+  COMPLETED: 'Completed',
+  FAILED: 'Failed',
+  EXPIRED: 'Expired',
+};
+export const KIND_LABEL: Record<string, string> = {
+  stem: 'Stems',
+  video: 'Video',
+  track: 'Track',
+  denoise: 'Voice cleaning',
+};

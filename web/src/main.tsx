@@ -1,0 +1,151 @@
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import type { SessionInfoBody } from '../../src/contract/dashboard.ts';
+import { api, setSession, whenSignedOut } from './api.ts';
+import { interceptLinks, navigate, useLocation } from './router.ts';
+import { SignIn } from './pages/sign-in.tsx';
+import { Overview } from './pages/overview.tsx';
+import { NewJob } from './pages/new-job.tsx';
+import { Jobs } from './pages/jobs.tsx';
+import { JobDetail } from './pages/job-detail.tsx';
+import { Keys } from './pages/keys.tsx';
+import { Webhooks } from './pages/webhooks.tsx';
+import { Account } from './pages/account.tsx';
+
+const NAV: [string, string][] = [
+  ['/', 'Overview'],
+  ['/new', 'New job'],
+  ['/jobs', 'Jobs'],
+  ['/keys', 'API keys'],
+  ['/webhooks', 'Webhooks'],
+  ['/account', 'Account'],
+];
+
+function Page({ url, session }: { url: URL; session: SessionInfoBody }) {
+  const path = url.pathname.replace(/\/+$/, '') || '/';
+  const job = /^\/jobs\/([^/]+)$/.exec(path);
+  if (job) return <JobDetail id={decodeURIComponent(job[1])} />;
+  switch (path) {
+    case '/':
+      return <Overview />;
+    case '/new':
+      return <NewJob />;
+    case '/jobs':
+      return <Jobs url={url} />;
+    case '/keys':
+      return <Keys />;
+    case '/webhooks':
+      return <Webhooks />;
+    case '/account':
+      return <Account email={session.account.email} />;
+    default:
+      return (
+        <>
+          <h1>Page not found</h1>
+          <p>
+            There is no page at this address. <a href="/">Go to the overview</a>.
+          </p>
+        </>
+      );
+  }
+}
+
+function App() {
+  const url = useLocation();
+  const [session, setState] = useState<SessionInfoBody | null | undefined>(undefined);
+
+  const update = (s: SessionInfoBody | null) => {
+    setSession(s);
+    setState(s);
+  };
+
+  useEffect(() => {
+    whenSignedOut(() => update(null));
+    api<SessionInfoBody>('GET', '/session').then(update, () => update(null));
+  }, []);
+
+  // Signed out: every page shows the sign-in form, which returns to the page asked for.
+  useEffect(() => {
+    if (session === null && url.pathname !== '/sign-in') {
+      navigate(`/sign-in?next=${encodeURIComponent(url.pathname + url.search)}`, true);
+    } else if (session && url.pathname === '/sign-in') {
+      navigate(safeNext(url.searchParams.get('next')), true);
+    }
+  }, [session, url.pathname]);
+
+  // Each page change moves focus to its heading, so screen readers announce it.
+  useEffect(() => {
+    const h1 = document.querySelector('main h1') as HTMLElement | null;
+    if (h1) {
+      h1.tabIndex = -1;
+      h1.focus({ preventScroll: true });
+      document.title = `${h1.textContent} · Stemforge`;
+    }
+  }, [url.pathname, session]);
+
+  if (session === undefined) return <main id="main" aria-busy="true" />;
+  if (session === null || url.pathname === '/sign-in') {
+    return (
+      <main id="main" class="narrow">
+        <SignIn onSignedIn={update} />
+      </main>
+    );
+  }
+
+  const signOut = async () => {
+    await api('DELETE', '/session').catch(() => {});
+    update(null);
+  };
+
+  const active = (href: string) =>
+    href === '/' ? url.pathname === '/' : url.pathname === href || url.pathname.startsWith(`${href}/`);
+
+  return (
+    <>
+      <a class="skip" href="#main" data-external>
+        Skip to content
+      </a>
+      <header class="top">
+        <a class="brand" href="/">
+          Stemforge
+        </a>
+        <nav aria-label="Main">
+          <ul>
+            {NAV.map(([href, label]) => (
+              <li key={href}>
+                <a href={href} aria-current={active(href) ? 'page' : undefined}>
+                  {label}
+                </a>
+              </li>
+            ))}
+            <li>
+              <a href="/docs" data-external>
+                API reference
+              </a>
+            </li>
+            <li>
+              <a href="/v1/openapi.json" data-external>
+                OpenAPI
+              </a>
+            </li>
+          </ul>
+        </nav>
+        <span class="who">{session.account.email}</span>
+        <button type="button" onClick={signOut}>
+          Sign out
+        </button>
+      </header>
+      <main id="main">
+        <Page url={url} session={session} />
+      </main>
+    </>
+  );
+}
+
+/** Only paths of this site: `next=//evil.example` or `next=https://...` go to the overview instead. */
+function safeNext(next: string | null): string {
+  return next && /^\/(?!\/)/.test(next) && !next.startsWith('/sign-in') ? next : '/';
+}
+
+interceptLinks();
+render(<App />, document.getElementById('app')!);

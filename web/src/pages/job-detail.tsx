@@ -1,0 +1,152 @@
+import type { JobPeaksBody, JobViewBody } from '../../../src/contract/dashboard.ts';
+import { ApiError } from '../api.ts';
+import { bpmKey, bytes, dateTime, duration, KIND_LABEL } from '../format.ts';
+import { StemPlayer, type Stem } from '../player/stem-player.tsx';
+import { useData } from '../use-data.ts';
+import { isRunning, StatusBadge, usePolling } from './jobs.tsx';
+
+const LABELS: Record<string, string> = { fullAudio: 'Full audio', input: 'Original' };
+const label = (name: string) => LABELS[name] ?? name.charAt(0).toUpperCase() + name.slice(1);
+
+export function JobDetail({ id }: { id: string }) {
+  const path = `/jobs/${encodeURIComponent(id)}`;
+  const { data: job, error, reload } = useData<JobViewBody>(path);
+  usePolling(job ? isRunning(job.status) : false, reload);
+  const peaks = useData<JobPeaksBody>(job?.status === 'COMPLETED' ? `${path}/peaks` : null);
+
+  if (error instanceof ApiError && error.status === 404) {
+    return (
+      <>
+        <h1>Job not found</h1>
+        <p>
+          No job with this id belongs to your account. <a href="/jobs">Back to the jobs</a>.
+        </p>
+      </>
+    );
+  }
+  if (error && !job) {
+    return (
+      <>
+        <h1>Job</h1>
+        <p class="error" role="alert">
+          {error.message}
+        </p>
+      </>
+    );
+  }
+  if (!job) return <h1>Loading job…</h1>;
+
+  const outputs = Object.entries(job.outputs);
+  const p = peaks.data?.outputs ?? {};
+  const stem = (name: string, o: { url: string; fileName: string }): Stem => ({
+    name,
+    label: label(name),
+    url: o.url,
+    fileName: o.fileName,
+    peaks: p[name]?.peaks,
+    duration: p[name]?.duration,
+  });
+  const stems = outputs.filter(([name]) => name !== 'fullAudio').map(([name, o]) => stem(name, o));
+  const full = job.outputs.fullAudio;
+  const ready = job.status === 'COMPLETED' && stems.length > 0 && peaks.data !== null;
+  const abStems =
+    job.kind === 'denoise' && job.input.url
+      ? [stem('input', { url: job.input.url, fileName: `original-${job.title}` }), ...stems]
+      : null;
+
+  return (
+    <>
+      <h1>{job.title}</h1>
+      <div class="job-head">
+        {job.thumbnail && <img class="thumb" src={job.thumbnail} alt={`Thumbnail of ${job.title}`} />}
+        <dl class="facts">
+          <dt>Kind</dt>
+          <dd>{KIND_LABEL[job.kind] ?? job.kind}</dd>
+          <dt>Status</dt>
+          <dd>
+            <StatusBadge job={job} />
+          </dd>
+          <dt>Duration</dt>
+          <dd>{duration(job.durationSeconds)}</dd>
+          <dt>Credits</dt>
+          <dd>{job.creditsCharged ?? '—'}</dd>
+          <dt>BPM / key</dt>
+          <dd>{bpmKey(job.bpm, job.key)}</dd>
+          <dt>Options</dt>
+          <dd>
+            {job.kind === 'denoise'
+              ? job.options.outputFormat
+              : `${job.options.outputType}, ${job.options.quality}, ${job.options.outputFormat}${
+                  job.options.denoiseVocals ? ', vocals cleaned' : ''
+                }`}
+          </dd>
+          <dt>Created</dt>
+          <dd>{dateTime(job.createdAt)}</dd>
+          <dt>Completed</dt>
+          <dd>{dateTime(job.completedAt)}</dd>
+          {job.sourceUrl && (
+            <>
+              <dt>Source</dt>
+              <dd>
+                <a href={job.sourceUrl} rel="noopener noreferrer" target="_blank">
+                  {job.sourceUrl}
+                </a>
+              </dd>
+            </>
+          )}
+        </dl>
+      </div>
+      {job.errorMessage && (
+        <p class="error" role="alert">
+          {job.errorMessage}
+        </p>
+      )}
+      {job.status === 'COMPLETED' && peaks.error && (
+        <p class="error" role="alert">
+          Waveforms unavailable: {peaks.error.message}
+        </p>
+      )}
+      {ready && abStems && (
+        <>
+          <h2>Original vs cleaned</h2>
+          <StemPlayer stems={abStems} mode="ab" title={job.title} />
+        </>
+      )}
+      {ready && !abStems && (
+        <>
+          <h2>Stems</h2>
+          <StemPlayer stems={stems} title={job.title} />
+        </>
+      )}
+      {full && (
+        <>
+          <h2>Full audio</h2>
+          <p class="full-audio">
+            {/* biome-ignore lint/a11y/useMediaCaption: music without speech to caption */}
+            <audio controls preload="none" src={full.url} aria-label="Full audio" />
+            <a href={full.url} download={full.fileName}>
+              Download full audio {bytes(full.sizeBytes)}
+            </a>
+          </p>
+        </>
+      )}
+      {outputs.length > 0 && (
+        <>
+          <h2>Files</h2>
+          <ul class="files">
+            {outputs.map(([name, o]) => (
+              <li key={name}>
+                <a href={o.url} download={o.fileName}>
+                  {o.fileName}
+                </a>{' '}
+                <span class="muted">
+                  {o.format} {bytes(o.sizeBytes)}
+                </span>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </>
+  );
+}
