@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { makeTone } from './helpers/audio.ts';
 import { revokeApiKey, listApiKeys } from '../src/store/api-keys.ts';
-import { uploadSignatureFields } from '../src/http/upload-put.ts';
+import { uploadSignatureFields } from '../src/uploads/grant.ts';
 
 describe.each(['sqlite', 'postgres'] as const)('platform API on %s', (dialect) => {
   let s: TestServer;

@@ -6,10 +6,10 @@ import { creditsForDuration } from '../domain/credits.ts';
 import { sanitizeFileName } from '../domain/formats.ts';
 import { newId } from '../domain/ids.ts';
 import { findUpload } from '../store/uploads.ts';
-import { probeAudio, UnsupportedAudioError } from '../audio/probe.ts';
+import { measureAudioOrReject } from '../uploads/measure.ts';
 import { fetchToFile } from '../sources/safe-fetch.ts';
 
-/** An input file in storage, measured by probing. */
+/** An input file in storage, measured by decoding (`src/uploads/measure.ts`). */
 export interface AcquiredInput {
   sourceKey: string;
   fileName: string;
@@ -39,7 +39,8 @@ export async function inputFromUpload(rt: Runtime, accountId: string, uploadKey:
 
 /**
  * Fetches a remote audio file with the safe fetcher (public http(s) only, size cap, timeouts,
- * redirect limit), probes it and stores it, so the create response reports real duration and credits.
+ * redirect limit), measures it by decoding and stores it, so the create response reports the real
+ * duration and credits.
  */
 export async function inputFromUrl(rt: Runtime, accountId: string, sourceUrl: string): Promise<AcquiredInput> {
   const dir = join(rt.config.dataDir, 'tmp');
@@ -52,27 +53,17 @@ export async function inputFromUrl(rt: Runtime, accountId: string, sourceUrl: st
       maxRedirects: rt.config.sourceFetch.maxRedirects,
       maxBytes: rt.config.limits.maxFileSizeBytes,
     });
-    const probe = await probeOrReject(rt, tmp);
+    const measured = await measureAudioOrReject(rt, tmp);
     const key = `sources/${accountId}/${newId('src')}/source`;
     await rt.store.putFile(key, tmp, { contentType: fetched.contentType ?? 'application/octet-stream' });
     return {
       sourceKey: key,
       fileName: sanitizeFileName(fetched.suggestedFileName ?? 'audio'),
       fileSizeBytes: fetched.bytes,
-      durationSeconds: probe.durationSeconds,
+      durationSeconds: measured.durationSeconds,
     };
   } finally {
     await rm(tmp, { force: true });
-  }
-}
-
-export async function probeOrReject(rt: Runtime, path: string) {
-  try {
-    return await probeAudio(path, rt.config.ffmpeg);
-  } catch (err) {
-    if (err instanceof UnsupportedAudioError)
-      throw new ApiError('UNSUPPORTED_FORMAT', `The file is not supported audio: ${err.message}.`);
-    throw err;
   }
 }
 

@@ -6,6 +6,7 @@ import { AUDIO_CONTENT_TYPES, type AudioFormat } from '../audio/encode.ts';
 import { outputFileName, type StoredOutputs } from '../jobs/outputs.ts';
 import { DENOISED_OUTPUT, denoiseInput, denoiseOptions } from '../jobs/present-denoise-job.ts';
 import { PermanentJobError } from './job-errors.ts';
+import { limitInputToBill } from './billed-input.ts';
 
 /**
  * The inference stage of a denoise job: input from storage, DeepFilterNet3 (off the event loop, in
@@ -19,6 +20,7 @@ export async function denoiseStage(rt: Runtime, ctx: StageContext): Promise<Stag
   const format = denoiseOptions(job).outputFormat.toLowerCase() as AudioFormat;
   const inputPath = join(workDir, 'input');
   await rt.store.downloadToFile(job.source_key, inputPath);
+  await limitInputToBill(rt, job, inputPath, signal);
   ctx.progress(5);
 
   const outputPath = join(workDir, `denoised.${format}`);

@@ -5,7 +5,7 @@ import { creditsForDuration } from '../domain/credits.ts';
 import { extensionOf, INPUT_FORMATS, sanitizeFileName } from '../domain/formats.ts';
 import { downloadAudio, type DownloadedAudio } from '../sources/ytdlp.ts';
 import { YtdlpError, ytdlpErrorToApiError } from '../sources/ytdlp-errors.ts';
-import { probeOrReject } from '../jobs/acquire-input.ts';
+import { measureAudioOrReject } from '../uploads/measure.ts';
 import { maxDurationFor, minutesText, type MediaSite } from '../jobs/media-metadata.ts';
 import type { TrackJobInput, VideoJobInput } from '../jobs/present-media-job.ts';
 import type { StageContext, StageHandler, StageOutcome } from './run-job.ts';
@@ -13,8 +13,8 @@ import { PermanentJobError } from './job-errors.ts';
 
 /**
  * The download stage of video and track jobs (runs on the `download` worker pool, so a slow site
- * never holds an inference worker): yt-dlp fetches the audio into the attempt's work folder, ffprobe
- * measures it, the limits are applied to the real duration, and the file goes to storage as the
+ * never holds an inference worker): yt-dlp fetches the audio into the attempt's work folder, a decode
+ * measures it (`src/uploads/measure.ts`), the limits are applied to the real duration, and the file goes to storage as the
  * job's source. The job then moves to its inference stage with the measured duration, which is what
  * it will be charged (src/worker/media-inference-stage.ts).
  *
@@ -47,7 +47,7 @@ async function runDownload(rt: Runtime, ctx: StageContext, site: MediaSite): Pro
 
   let duration: number;
   try {
-    duration = (await probeOrReject(rt, downloaded.path)).durationSeconds;
+    duration = (await measureAudioOrReject(rt, downloaded.path, { maxSeconds, signal })).durationSeconds;
   } catch (err) {
     if (err instanceof ApiError)
       throw new PermanentJobError(`The downloaded ${site} has no usable audio: ${err.message}`);

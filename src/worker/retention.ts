@@ -1,6 +1,7 @@
 import type { Runtime } from '../runtime.ts';
 import { listExpiredJobs, markExpired } from '../store/jobs.ts';
 import { deleteUpload, listExpiredUploads } from '../store/uploads.ts';
+import { uploadPrefix } from '../uploads/grant.ts';
 
 /**
  * Retention: when a job's `expiresAt` passes, its outputs are deleted, the job becomes EXPIRED and
@@ -25,7 +26,8 @@ export async function sweepExpired(rt: Runtime, now = new Date()): Promise<{ job
       .where('status', 'in', ['PENDING', 'PROCESSING'])
       .executeTakeFirst();
     if (inUse) continue;
-    await rt.store.delete(upload.storage_key);
+    // The whole prefix: the published file and any object a PUT cut off by a crash left beside it.
+    await rt.store.deletePrefix(uploadPrefix(upload));
     await deleteUpload(rt.db, upload.id);
     uploads++;
   }

@@ -10,6 +10,7 @@ import { outputFileName, type StoredOutputs } from '../jobs/outputs.ts';
 import { PermanentJobError } from './job-errors.ts';
 import type { EngineStem } from './engines.ts';
 import { analyzeStems } from './analyze-step.ts';
+import { limitInputToBill } from './billed-input.ts';
 
 /**
  * The separation stage shared by stem, video and track jobs: input from storage, HTDemucs
@@ -29,6 +30,7 @@ export async function separateStage(
   const stems = [...STEMS_BY_OUTPUT_TYPE[options.outputType]] as EngineStem[];
   const inputPath = join(workDir, 'input');
   await rt.store.downloadToFile(job.source_key, inputPath);
+  await limitInputToBill(rt, job, inputPath, signal);
   ctx.progress(5);
 
   const engines = rt.engines();
