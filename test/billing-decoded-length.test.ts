@@ -183,7 +183,7 @@ describe('the duration limit applies to the decoded length', () => {
 });
 
 /** Output files of a completed job, downloaded. */
-async function downloadOutputs(s: TestServer, job: any): Promise<Record<string, string>> {
+async function downloadOutputs(job: any): Promise<Record<string, string>> {
   const files: Record<string, string> = {};
   for (const [stem, out] of Object.entries<any>(job.outputs)) {
     const path = join(dir, `${job.id}-${stem}.wav`);
@@ -224,7 +224,7 @@ describe('what a job processes is what it was billed (real separation, FAST, sho
     const { job } = await waitForJob(s, user.key, `/v1/jobs/${created.body.id}`);
     expect(job.status).toBe('COMPLETED');
     expect(job.creditsCharged).toBe(6);
-    const { vocals } = await downloadOutputs(s, job);
+    const { vocals } = await downloadOutputs(job);
     const seconds = (await probeAudio(vocals)).durationSeconds;
     expect(seconds).toBeGreaterThan(5.9);
     expect(seconds).toBeLessThanOrEqual(6);
@@ -248,7 +248,7 @@ describe('what a job processes is what it was billed (real separation, FAST, sho
     const { job } = await waitForJob(s, user.key, `/v1/jobs/${created.body.id}`);
     expect(job.status).toBe('COMPLETED');
     expect(job.creditsCharged).toBe(3);
-    const { vocals } = await downloadOutputs(s, job);
+    const { vocals } = await downloadOutputs(job);
     const seconds = (await probeAudio(vocals)).durationSeconds;
     expect(seconds).toBeGreaterThan(2.9);
     expect(seconds).toBeLessThanOrEqual(3.001);
