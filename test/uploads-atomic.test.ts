@@ -7,7 +7,8 @@ import { startTestServer, type TestServer } from './helpers/server.ts';
 import { startS3Server, type TestS3Server } from './helpers/s3-server.ts';
 import { makeTone } from './helpers/audio.ts';
 import { findUpload, insertUpload } from '../src/store/uploads.ts';
-import { newUploadRow } from '../src/uploads/grant.ts';
+import { newUploadRow, uploadPrefix } from '../src/uploads/grant.ts';
+import { sweepExpired } from '../src/worker/retention.ts';
 import { publishUpload } from '../src/uploads/publish.ts';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -170,5 +171,19 @@ describe.each(setups)('two PUTs racing on one upload grant ($name)', ({ start })
     expect(res.status).toBe(200);
     const row = await findUpload(s.rt.db, g.uploadKey);
     expect(sha(await storedBytes(s, row!.storage_key))).toBe(sha(fast));
+  });
+
+  test('retention deletes an upload with any object a PUT cut off by a crash left beside it', async () => {
+    const g = await grant();
+    const res = await fetch(g.uploadUrl, { method: 'PUT', headers: { 'content-type': 'audio/mpeg' }, body: fast });
+    expect(res.status).toBe(200);
+    const row = (await findUpload(s.rt.db, g.uploadKey))!;
+    // A crash between storing a PUT's private object and the publishing update leaves this.
+    const orphan = `${uploadPrefix(row)}source-crashed`;
+    await s.rt.store.putFile(orphan, join(dir, 'slow.mp3'), { contentType: 'audio/mpeg' });
+    await sweepExpired(s.rt, new Date(Date.now() + 48 * 3600_000));
+    expect(await findUpload(s.rt.db, g.uploadKey)).toBeNull();
+    expect(await s.rt.store.stat(row.storage_key)).toBeNull();
+    expect(await s.rt.store.stat(orphan)).toBeNull();
   });
 });
