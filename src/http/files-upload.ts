@@ -33,7 +33,13 @@ export function filesUploadRoute(rt: Runtime) {
     auth: 'apiKey',
     status: 200,
     response: UploadedFile,
-    errors: ['VALIDATION_ERROR', 'UNSUPPORTED_MEDIA_TYPE', 'UNSUPPORTED_FORMAT', 'FILE_TOO_LARGE'],
+    errors: [
+      'VALIDATION_ERROR',
+      'UNSUPPORTED_MEDIA_TYPE',
+      'UNSUPPORTED_FORMAT',
+      'AUDIO_NOT_DECODABLE',
+      'FILE_TOO_LARGE',
+    ],
     handler: async ({ auth, request, reply }) => receiveUpload(rt, auth, request, reply),
   });
 }
