@@ -233,18 +233,18 @@ describe('what a job processes is what it was billed (real separation, FAST, sho
   test('defence in depth: a stored input longer than its bill (replaced after billing) is cut at the billed length', async () => {
     const honest = await makeTone(join(dir, 'honest.mp3'), 3);
     const up = await put(s, user.key, honest, 'honest.mp3');
+    // The upload was measured (3 s); now its stored bytes become 6 s of audio, as a bypassed
+    // measurement or a replaced object would make them. The job is billed from the upload's 3 s.
+    const row = await findUpload(s.rt.db, up.uploadKey);
+    await s.rt.store.putFile(row!.storage_key, await makeTone(join(dir, 'longer.mp3'), 6), {
+      contentType: 'audio/mpeg',
+    });
     const created = await createJob(s, user.key, {
       uploadKey: up.uploadKey,
       outputType: 'VOCALS',
       outputFormat: 'WAV',
     });
     expect(created.body.creditsRequired).toBe(3);
-    // Workers claim the job within a poll; swap the stored bytes for 6 s of audio at once, as a
-    // bypassed measurement or a replaced object would.
-    const row = await findUpload(s.rt.db, up.uploadKey);
-    await s.rt.store.putFile(row!.storage_key, await makeTone(join(dir, 'longer.mp3'), 6), {
-      contentType: 'audio/mpeg',
-    });
     const { job } = await waitForJob(s, user.key, `/v1/jobs/${created.body.id}`);
     expect(job.status).toBe('COMPLETED');
     expect(job.creditsCharged).toBe(3);
@@ -252,5 +252,37 @@ describe('what a job processes is what it was billed (real separation, FAST, sho
     const seconds = (await probeAudio(vocals)).durationSeconds;
     expect(seconds).toBeGreaterThan(2.9);
     expect(seconds).toBeLessThanOrEqual(3.001);
+  });
+
+  test('defence in depth for voice cleaning too: a replaced, longer input is cleaned only for its billed length', async () => {
+    const honest = await makeTone(join(dir, 'speech.wav'), 3, { channels: 1 });
+    const up = await put(s, user.key, honest, 'speech.wav');
+    const row = await findUpload(s.rt.db, up.uploadKey);
+    await s.rt.store.putFile(row!.storage_key, await makeTone(join(dir, 'speech-long.wav'), 6, { channels: 1 }), {
+      contentType: 'audio/wav',
+    });
+    const created: any = await (
+      await s.api('/v1/denoise-jobs', {
+        key: user.key,
+        method: 'POST',
+        json: {
+          inputFileName: 'speech.wav',
+          inputFilePath: up.uploadKey,
+          inputFileSize: up.body.fileSizeBytes,
+          durationSeconds: 3,
+          outputFormat: 'WAV',
+        },
+      })
+    ).json();
+    expect(created.creditsRequired).toBe(3);
+    const { job } = await waitForJob(s, user.key, `/v1/denoise-jobs/${created.jobId}`);
+    expect(job.status).toBe('COMPLETED');
+    expect(job.creditsCharged).toBe(3);
+    const res = await s.api(job.downloadUrl, { key: user.key });
+    const out = join(dir, 'cleaned.wav');
+    await writeFile(out, Buffer.from(await res.arrayBuffer()));
+    const seconds = (await probeAudio(out)).durationSeconds;
+    expect(seconds).toBeGreaterThan(2.9);
+    expect(seconds).toBeLessThanOrEqual(3.05);
   });
 });
