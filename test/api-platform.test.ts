@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { makeTone } from './helpers/audio.ts';
 import { revokeApiKey, listApiKeys } from '../src/store/api-keys.ts';
-import { uploadSignatureFields } from '../src/http/upload-put.ts';
+import { uploadSignatureFields } from '../src/uploads/grant.ts';
+import { findUpload } from '../src/store/uploads.ts';
 
 describe.each(['sqlite', 'postgres'] as const)('platform API on %s', (dialect) => {
   let s: TestServer;
@@ -198,7 +200,9 @@ describe.each(['sqlite', 'postgres'] as const)('platform API on %s', (dialect) =
     } as RequestInit);
     expect(res.status).toBe(400);
     expect((await error(res)).code).toBe('FILE_TOO_LARGE');
-    expect(await s.rt.store.stat(`uploads/${user.id}/${g.uploadKey}/source`)).toBeNull();
+    // Nothing of the refused PUT was stored: no object under the upload's folder, the grant still pending.
+    expect((await findUpload(s.rt.db, g.uploadKey))?.status).toBe('pending');
+    expect(existsSync(join(s.dataDir, 'blobs', 'objects', 'uploads', user.id, g.uploadKey))).toBe(false);
   });
 
   test('signed downloads support Range', async () => {

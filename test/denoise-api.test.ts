@@ -8,6 +8,7 @@ import { trimClip, wavOfExactSize } from './helpers/denoise-clip.ts';
 import { waitForJob } from './helpers/jobs.ts';
 import { startWorkers, type Workers } from '../src/worker/start.ts';
 import { getBalanceSeconds } from '../src/store/credits.ts';
+import { findUpload } from '../src/store/uploads.ts';
 import type { Engines } from '../src/engines/engines.ts';
 
 const MAX_BYTES = 1024 * 1024; // MAX_FILE_SIZE_MB=1
@@ -97,7 +98,9 @@ describe.each(['sqlite', 'postgres'] as const)(
       expect(body.durationSeconds).toBeLessThan(6.05);
       // Deleted one retention period (24 h by default) after the upload unless a job needs it.
       expect(Math.abs(Date.parse(body.expiresAt) - (Date.now() + 24 * 3600_000))).toBeLessThan(60_000);
-      const stored = await s.rt.store.stat(`uploads/${user.id}/${body.uploadKey}/source`);
+      const row = await findUpload(s.rt.db, body.uploadKey);
+      expect(row?.storage_key.startsWith(`uploads/${user.id}/${body.uploadKey}/`)).toBe(true);
+      const stored = await s.rt.store.stat(row!.storage_key);
       expect(stored?.size).toBe(clip.length);
       uploadKey = body.uploadKey;
     });

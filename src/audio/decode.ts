@@ -8,6 +8,11 @@ export interface DecodeOptions {
   chunkFrames?: number;
   startSeconds?: number;
   durationSeconds?: number;
+  /**
+   * Yield at most this many frames, then stop ffmpeg. Counted here, sample by sample, so unlike
+   * `durationSeconds` (ffmpeg's `-t`, which follows the file's timestamps) no timestamp can stretch it.
+   */
+  maxFrames?: number;
   tools?: FfmpegTools;
   signal?: AbortSignal;
 }
@@ -39,18 +44,27 @@ export async function* decodeAudio(path: string, opts: DecodeOptions = {}): Asyn
   exited.catch(() => undefined);
 
   const chunkBytes = chunkFrames * channels * 4;
+  const frameBytes = channels * 4;
+  let leftBytes = opts.maxFrames === undefined ? Number.POSITIVE_INFINITY : Math.max(0, opts.maxFrames) * frameBytes;
   let pending: Buffer = Buffer.alloc(0);
   try {
     for await (const data of child.stdout as AsyncIterable<Buffer>) {
       pending = pending.length ? Buffer.concat([pending, data]) : data;
-      while (pending.length >= chunkBytes) {
+      while (pending.length >= chunkBytes && leftBytes >= chunkBytes) {
         yield toFloat32(pending.subarray(0, chunkBytes));
         pending = pending.subarray(chunkBytes);
+        leftBytes -= chunkBytes;
       }
+      if (pending.length >= leftBytes) break;
+    }
+    if (pending.length >= leftBytes) {
+      // The frame limit is reached: what ffmpeg would decode beyond it is never read.
+      if (leftBytes > 0) yield toFloat32(pending.subarray(0, leftBytes));
+      return;
     }
     const code = await exited;
     if (code !== 0) throw new Error(`ffmpeg could not decode ${path}: ${stderr.trim() || `exit ${code}`}`);
-    const whole = pending.length - (pending.length % (channels * 4));
+    const whole = pending.length - (pending.length % frameBytes);
     if (whole > 0) yield toFloat32(pending.subarray(0, whole));
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');

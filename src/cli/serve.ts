@@ -3,6 +3,7 @@ import { createRuntime } from '../runtime.ts';
 import { buildApp } from '../http/app.ts';
 import { bootstrapLocalAccount } from '../bootstrap.ts';
 import { parseCommandArgs } from './args.ts';
+import { sweepStartupLeftovers } from '../startup-sweep.ts';
 
 const USAGE = 'stemforge serve [--no-workers]';
 
@@ -11,6 +12,8 @@ export async function run(args: string[]): Promise<void> {
   const { values } = parseCommandArgs(args, { 'no-workers': { type: 'boolean' } }, USAGE);
   const config = loadConfig();
   const rt = await createRuntime(config);
+  // Before any request or job: what an earlier process killed mid-work left in the data folder.
+  await sweepStartupLeftovers(rt);
   if (config.bootstrapAccount) {
     const banner = await bootstrapLocalAccount(rt);
     if (banner) process.stdout.write(`${banner}\n`);

@@ -18,7 +18,7 @@ export const UploadGrant = z
   })
   .meta({ id: 'UploadGrant' });
 
-/** Answer to the signed PUT and to POST /files/upload: what was stored, as measured by probing. */
+/** Answer to the signed PUT and to POST /files/upload: what was stored; `durationSeconds` is the decoded length (what jobs bill). */
 export const UploadedFile = z
   .object({
     uploadKey: z.string(),

@@ -11,7 +11,7 @@ import {
   JobView,
 } from '../contract/dashboard.ts';
 import { ApiError } from '../domain/errors.ts';
-import { grantUpload } from '../http/upload.ts';
+import { grantUpload } from '../uploads/grant.ts';
 import { defineRoute } from '../http/route.ts';
 import { createDenoiseJob } from '../jobs/create-denoise-job.ts';
 import { createStemJob } from '../jobs/create-stem-job.ts';

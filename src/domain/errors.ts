@@ -38,6 +38,10 @@ export const errorCatalog = {
   DOWNLOAD_URL_EXPIRED: { status: 403, message: 'The download URL has expired; fetch the job again for a fresh one.' },
   CONTENT_TYPE_MISMATCH: { status: 415, message: 'The Content-Type does not match the one granted for this upload.' },
   UPLOAD_ALREADY_COMPLETED: { status: 409, message: 'A file has already been uploaded with this grant.' },
+  AUDIO_NOT_DECODABLE: {
+    status: 400,
+    message: 'The file reads as audio, but its audio could not be decoded, so its length cannot be measured.',
+  },
   FILE_NOT_FOUND: { status: 404, message: 'File not found.' },
   RANGE_NOT_SATISFIABLE: { status: 416, message: 'The requested range is not satisfiable.' },
   // remote sources

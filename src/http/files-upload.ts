@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import { ApiError } from '../domain/errors.ts';
-import { defaultContentType, extensionOf, INPUT_FORMATS, sanitizeFileName } from '../domain/formats.ts';
-import { newId } from '../domain/ids.ts';
 import { deleteUpload, insertUpload, type UploadRow } from '../store/uploads.ts';
-import { ingestFile, tooLarge } from './ingest-file.ts';
+import { newUploadRow, uploadPrefix } from '../uploads/grant.ts';
+import { ingestUpload } from '../uploads/ingest.ts';
+import { tooLarge } from '../uploads/receive.ts';
 import { defineRoute, registerRoutes } from './route.ts';
 import { UploadedFile } from '../contract/upload.ts';
 import type { AuthContext } from './auth.ts';
@@ -17,8 +17,8 @@ const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;
 
 /**
  * `POST /v1/files/upload`: the one-request upload (API.md "Denoise jobs"): multipart/form-data with
- * exactly one file part named `file`. The part streams through `ingestFile` (temp file with the size
- * cap, ffprobe, blob store), never into memory. Declared with `defineRoute` so it is in the OpenAPI
+ * exactly one file part named `file`. The part streams through `ingestUpload` (src/uploads: temp file
+ * with the size cap, probe and measuring decode, atomic publish), never into memory. Declared with `defineRoute` so it is in the OpenAPI
  * document; registered by `registerFilesUpload` in its own plugin scope, where alone the multipart
  * parser exists.
  */
@@ -33,7 +33,13 @@ export function filesUploadRoute(rt: Runtime) {
     auth: 'apiKey',
     status: 200,
     response: UploadedFile,
-    errors: ['VALIDATION_ERROR', 'UNSUPPORTED_MEDIA_TYPE', 'UNSUPPORTED_FORMAT', 'FILE_TOO_LARGE'],
+    errors: [
+      'VALIDATION_ERROR',
+      'UNSUPPORTED_MEDIA_TYPE',
+      'UNSUPPORTED_FORMAT',
+      'AUDIO_NOT_DECODABLE',
+      'FILE_TOO_LARGE',
+    ],
     handler: async ({ auth, request, reply }) => receiveUpload(rt, auth, request, reply),
   });
 }
@@ -65,7 +71,7 @@ async function receiveUpload(rt: Runtime, auth: AuthContext, request: FastifyReq
     throw tooLarge(maxBytes);
   }
   let row: UploadRow | undefined;
-  let result: Awaited<ReturnType<typeof ingestFile>> | undefined;
+  let result: Awaited<ReturnType<typeof ingestUpload>> | undefined;
   let sawFileField = false;
   try {
     for await (const part of request.parts()) {
@@ -80,9 +86,10 @@ async function receiveUpload(rt: Runtime, auth: AuthContext, request: FastifyReq
           { field: 'file' },
         );
       }
-      row = newUploadRow(auth.accountId, part.filename);
+      // The extension picks the stored type (as for the upload grant); the content decides acceptance.
+      row = newUploadRow(auth.accountId, part.filename, { expiresAt: new Date() });
       await insertUpload(rt.db, row);
-      result = await ingestFile(rt, row, part.file);
+      result = await ingestUpload(rt, row, part.file);
       if (part.file.truncated) throw tooLarge(maxBytes);
     }
   } catch (err) {
@@ -105,35 +112,8 @@ async function receiveUpload(rt: Runtime, auth: AuthContext, request: FastifyReq
   };
 }
 
-function newUploadRow(accountId: string, clientFileName: string): UploadRow {
-  const fileName = sanitizeFileName(clientFileName);
-  const ext = extensionOf(fileName);
-  if (!INPUT_FORMATS[ext]) {
-    throw new ApiError(
-      'UNSUPPORTED_FORMAT',
-      `Files ending in '.${ext || '(none)'}' are not supported; accepted: ${Object.keys(INPUT_FORMATS).join(', ')}.`,
-    );
-  }
-  const id = newId('upl');
-  const now = new Date().toISOString();
-  return {
-    id,
-    account_id: accountId,
-    file_name: fileName,
-    // The extension picks the stored type (as for the upload grant); ffprobe decides acceptance.
-    content_type: defaultContentType(fileName)!,
-    storage_key: `uploads/${accountId}/${id}/source`,
-    status: 'pending',
-    size_bytes: null,
-    duration_seconds: null,
-    created_at: now,
-    expires_at: now,
-    uploaded_at: null,
-  };
-}
-
 async function discard(rt: Runtime, row: UploadRow): Promise<void> {
-  await rt.store.delete(row.storage_key).catch(() => undefined);
+  await rt.store.deletePrefix(uploadPrefix(row)).catch(() => undefined);
   await deleteUpload(rt.db, row.id).catch(() => undefined);
 }
 

@@ -27,6 +27,7 @@ export function jobRoutes(rt: Runtime) {
         'CONFLICTING_INPUT',
         'UPLOAD_NOT_FOUND',
         'UNSUPPORTED_FORMAT',
+        'AUDIO_NOT_DECODABLE',
         'FILE_TOO_LARGE',
         'AUDIO_TOO_LONG',
         'AUDIO_TOO_SHORT',

@@ -2,23 +2,19 @@ import type { FastifyInstance } from 'fastify';
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { ApiError } from '../domain/errors.ts';
-import { findUpload } from '../store/uploads.ts';
-import { ingestFile, tooLarge } from './ingest-file.ts';
 import { UploadedFile } from '../contract/upload.ts';
+import { verifyUploadUrl } from '../uploads/grant.ts';
+import { ingestUpload } from '../uploads/ingest.ts';
+import { tooLarge } from '../uploads/receive.ts';
 import type { Runtime } from '../runtime.ts';
-
-/** The fields an upload URL's signature covers: the method, the upload, the expiry and the content type. */
-export function uploadSignatureFields(uploadId: string, exp: string, contentType: string): Record<string, string> {
-  return { method: 'PUT', upload: uploadId, exp, ct: contentType };
-}
 
 const Query = z.object({ exp: z.string().regex(/^\d+$/), sig: z.string().regex(/^[0-9a-f]+$/i) });
 const Params = z.object({ id: z.string().regex(/^upl_[0-9A-Za-z]+$/) });
 
 /**
- * PUT {uploadUrl}: the signed upload target. Authenticated by the URL's HMAC signature (no API key),
- * it streams the raw body to storage. Registered in its own plugin so that any Content-Type reaches
- * the handler as an unparsed stream.
+ * PUT {uploadUrl}: the signed upload target. Authenticated by the URL's HMAC signature (no API key);
+ * the body goes through `ingestUpload` (src/uploads). Registered in its own plugin so that any
+ * Content-Type reaches the handler as an unparsed stream.
  */
 export function registerUploadPut(app: FastifyInstance, rt: Runtime): void {
   app.register(async (scope) => {
@@ -32,11 +28,7 @@ export function registerUploadPut(app: FastifyInstance, rt: Runtime): void {
         const params = Params.safeParse(request.params);
         if (!query.success || !params.success)
           throw new ApiError('INVALID_SIGNATURE', 'The upload URL is incomplete or malformed.');
-        const upload = await findUpload(rt.db, params.data.id);
-        const fields = uploadSignatureFields(params.data.id, query.data.exp, upload?.content_type ?? '');
-        if (!upload || !rt.signer.verify(fields, query.data.sig)) throw new ApiError('INVALID_SIGNATURE');
-        if (Number(query.data.exp) * 1000 < Date.now()) throw new ApiError('UPLOAD_URL_EXPIRED');
-        if (upload.status !== 'pending') throw new ApiError('UPLOAD_ALREADY_COMPLETED');
+        const upload = await verifyUploadUrl(rt, params.data.id, query.data.exp, query.data.sig);
         const sent = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
         if (sent !== upload.content_type.toLowerCase()) {
           throw new ApiError(
@@ -50,7 +42,7 @@ export function registerUploadPut(app: FastifyInstance, rt: Runtime): void {
           throw tooLarge(rt.config.limits.maxFileSizeBytes);
         }
         try {
-          const result = await ingestFile(rt, upload, request.body as Readable);
+          const result = await ingestUpload(rt, upload, request.body as Readable);
           return reply.code(200).send(UploadedFile.parse(result));
         } catch (err) {
           // Stop reading a body we are refusing; the client gets the answer and the connection closes.

@@ -6,10 +6,10 @@ import { creditsForDuration } from '../domain/credits.ts';
 import { sanitizeFileName } from '../domain/formats.ts';
 import { newId } from '../domain/ids.ts';
 import { findUpload } from '../store/uploads.ts';
-import { probeAudio, UnsupportedAudioError } from '../audio/probe.ts';
+import { measureAudioOrReject } from '../uploads/measure.ts';
 import { fetchToFile } from '../sources/safe-fetch.ts';
 
-/** An input file in storage, measured by probing. */
+/** An input file in storage, measured by decoding (`src/uploads/measure.ts`). */
 export interface AcquiredInput {
   sourceKey: string;
   fileName: string;
@@ -43,10 +43,11 @@ export async function inputFromUpload(
 
 /**
  * Fetches a remote audio file with the safe fetcher (public http(s) only, size cap, timeouts,
- * redirect limit), probes it and stores it, so the create response reports real duration and credits.
+ * redirect limit), measures it by decoding and stores it, so the create response reports the real
+ * duration and credits.
  */
 export async function inputFromUrl(
-  deps: Pick<JobDeps, 'config' | 'store'>,
+  deps: Pick<JobDeps, 'config' | 'store' | 'log'>,
   accountId: string,
   sourceUrl: string,
 ): Promise<AcquiredInput> {
@@ -60,27 +61,17 @@ export async function inputFromUrl(
       maxRedirects: deps.config.sourceFetch.maxRedirects,
       maxBytes: deps.config.limits.maxFileSizeBytes,
     });
-    const probe = await probeOrReject(deps, tmp);
+    const measured = await measureAudioOrReject(deps, tmp);
     const key = `sources/${accountId}/${newId('src')}/source`;
     await deps.store.putFile(key, tmp, { contentType: fetched.contentType ?? 'application/octet-stream' });
     return {
       sourceKey: key,
       fileName: sanitizeFileName(fetched.suggestedFileName ?? 'audio'),
       fileSizeBytes: fetched.bytes,
-      durationSeconds: probe.durationSeconds,
+      durationSeconds: measured.durationSeconds,
     };
   } finally {
     await rm(tmp, { force: true });
-  }
-}
-
-export async function probeOrReject(deps: Pick<JobDeps, 'config'>, path: string) {
-  try {
-    return await probeAudio(path, deps.config.ffmpeg);
-  } catch (err) {
-    if (err instanceof UnsupportedAudioError)
-      throw new ApiError('UNSUPPORTED_FORMAT', `The file is not supported audio: ${err.message}.`);
-    throw err;
   }
 }
 

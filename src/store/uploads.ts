@@ -10,17 +10,21 @@ export async function findUpload(db: DbOrTx, id: string): Promise<UploadRow | nu
   return (await db.selectFrom('uploads').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
 }
 
-/** Marks a pending upload complete; false when it was already completed (a second PUT). */
+/**
+ * Marks a pending upload complete with the stored file's key, size and duration, in one conditional
+ * UPDATE (the grant's single winner); false when another PUT already completed it.
+ */
 export async function completeUpload(
   db: DbOrTx,
   id: string,
-  sizeBytes: number,
-  durationSeconds: number,
+  file: { storageKey: string; sizeBytes: number; durationSeconds: number },
 ): Promise<boolean> {
+  const { storageKey, sizeBytes, durationSeconds } = file;
   const r = await db
     .updateTable('uploads')
     .set({
       status: 'uploaded',
+      storage_key: storageKey,
       size_bytes: sizeBytes,
       duration_seconds: durationSeconds,
       uploaded_at: new Date().toISOString(),

@@ -6,6 +6,7 @@ import { outputFileName, type StoredOutputs } from '../jobs/outputs.ts';
 import { DENOISED_OUTPUT } from '../jobs/present-denoise-job.ts';
 import { readJobOf } from '../jobs/read-job.ts';
 import { PermanentJobError } from './job-errors.ts';
+import { limitInputToBill } from './billed-input.ts';
 
 /**
  * The inference stage of a denoise job: input from storage, DeepFilterNet3 (off the event loop, in
@@ -20,6 +21,7 @@ export async function denoiseStage(deps: StageDeps, ctx: StageContext): Promise<
   const inputPath = join(workDir, 'input');
   ctx.progress(1, 'downloading');
   await deps.store.downloadToFile(job.source_key, inputPath);
+  await limitInputToBill(deps, job, inputPath, signal);
   ctx.progress(5, 'cleaning');
 
   const outputPath = join(workDir, `denoised.${format}`);

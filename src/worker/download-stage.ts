@@ -4,7 +4,7 @@ import { creditsForDuration } from '../domain/credits.ts';
 import { extensionOf, INPUT_FORMATS, sanitizeFileName } from '../domain/formats.ts';
 import { downloadAudio, type DownloadedAudio } from '../sources/ytdlp.ts';
 import { YtdlpError, ytdlpErrorToApiError } from '../sources/ytdlp-errors.ts';
-import { probeOrReject } from '../jobs/acquire-input.ts';
+import { measureAudioOrReject } from '../uploads/measure.ts';
 import { maxDurationFor, minutesText, type MediaSite } from '../jobs/media-metadata.ts';
 import { readJob } from '../jobs/read-job.ts';
 import type { StageContext, StageHandler, StageOutcome, StageDeps } from './run-job.ts';
@@ -13,8 +13,8 @@ import { ProgressSpan } from './progress-span.ts';
 
 /**
  * The download stage of video and track jobs (runs on the `download` worker pool, so a slow site
- * never holds an inference worker): yt-dlp fetches the audio into the attempt's work folder, ffprobe
- * measures it, the limits are applied to the real duration, and the file goes to storage as the
+ * never holds an inference worker): yt-dlp fetches the audio into the attempt's work folder, a decode
+ * measures it (`src/uploads/measure.ts`), the limits are applied to the real duration, and the file goes to storage as the
  * job's source. The job then moves to its inference stage with the measured duration, which is what
  * it will be charged (src/worker/media-inference-stage.ts).
  *
@@ -54,7 +54,7 @@ async function runDownload(deps: StageDeps, ctx: StageContext, site: MediaSite):
 
   let duration: number;
   try {
-    duration = (await probeOrReject(deps, downloaded.path)).durationSeconds;
+    duration = (await measureAudioOrReject(deps, downloaded.path, { maxSeconds, signal })).durationSeconds;
   } catch (err) {
     if (err instanceof ApiError)
       throw new PermanentJobError(`The downloaded ${site} has no usable audio: ${err.message}`, err.code);

@@ -1,6 +1,7 @@
 import type { WorkerDeps } from './deps.ts';
 import { isSourceInUse, listExpiredJobs, markExpired } from '../store/jobs.ts';
 import { deleteUpload, listExpiredUploads } from '../store/uploads.ts';
+import { uploadPrefix } from '../uploads/grant.ts';
 
 /**
  * Retention: when a job's `expiresAt` passes, its outputs are deleted, the job becomes EXPIRED and
@@ -22,7 +23,8 @@ export async function sweepExpired(
   let uploads = 0;
   for (const upload of await listExpiredUploads(deps.db, cutoff)) {
     if (await isSourceInUse(deps.db, upload.storage_key)) continue;
-    await deps.store.delete(upload.storage_key);
+    // The whole prefix: the published file and any object a PUT cut off by a crash left beside it.
+    await deps.store.deletePrefix(uploadPrefix(upload));
     await deleteUpload(deps.db, upload.id);
     uploads++;
   }

@@ -11,6 +11,7 @@ import { outputFileName, type StoredOutputs } from '../jobs/outputs.ts';
 import { PermanentJobError } from './job-errors.ts';
 import type { EngineStem } from '../engines/engines.ts';
 import { analyzeStems } from './analyze-step.ts';
+import { limitInputToBill } from './billed-input.ts';
 
 /**
  * The separation stage shared by stem, video and track jobs: input from storage, HTDemucs
@@ -25,7 +26,7 @@ export async function separateStage(
   ctx: StageContext,
   extra: { fullAudio?: boolean } = {},
 ): Promise<StageOutcome> {
-  const { job, workDir } = ctx;
+  const { job, workDir, signal } = ctx;
   if (!job.source_key) throw new PermanentJobError('the job has no input file');
   const typed = readJob(job);
   if (typed.kind === 'denoise') throw new PermanentJobError('a denoise job cannot be separated');
@@ -33,6 +34,7 @@ export async function separateStage(
   const inputPath = join(workDir, 'input');
   ctx.progress(job.progress, 'downloading');
   await deps.store.downloadToFile(job.source_key, inputPath);
+  await limitInputToBill(deps, job, inputPath, signal);
   const span = new ProgressSpan(ctx.progress);
   try {
     return await separateInput(deps, ctx, { inputPath, input, options, span }, extra);
