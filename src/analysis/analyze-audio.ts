@@ -64,6 +64,8 @@ export interface DetailedAnalysis extends AudioAnalysis {
   tuningCents: number | null;
   /** The tuned 12-bin chroma (C first, sums to 1) the key was read from. */
   chroma: number[] | null;
+  /** How noise-like the onsets are (drums: high); see OnsetEnvelope.onsetFlatness. */
+  onsetFlatness: number;
   tempoSource: 'mix' | 'stems';
   keySource: 'mix' | 'stems';
   seconds: number;
@@ -122,6 +124,7 @@ export async function analyzeAudioDetailed(input: AnalyzeInput): Promise<Detaile
   let frameContrastSum = 0;
   let seconds = 0;
   let frameRate = ANALYSIS_SAMPLE_RATE / 512;
+  let onsetFlatness = 0;
 
   for (const job of jobs) {
     const onset = job.onsetWeight > 0 ? new OnsetEnvelope(ANALYSIS_SAMPLE_RATE) : null;
@@ -147,6 +150,7 @@ export async function analyzeAudioDetailed(input: AnalyzeInput): Promise<Detaile
     if (onset) {
       envelopes.push({ envelope: onset.envelope(), weight: job.onsetWeight });
       bodies.push({ envelope: onset.bodyEnvelope(), weight: job.onsetWeight });
+      onsetFlatness = Math.max(onsetFlatness, onset.onsetFlatness());
       frameRate = onset.frameRate;
     }
     if (chroma) {
@@ -157,7 +161,10 @@ export async function analyzeAudioDetailed(input: AnalyzeInput): Promise<Detaile
     }
   }
 
-  const tempo = estimateTempo({ envelope: mixEnvelopes(envelopes), body: mixEnvelopes(bodies) }, frameRate);
+  const tempo = estimateTempo(
+    { envelope: mixEnvelopes(envelopes), body: mixEnvelopes(bodies), onsetFlatness },
+    frameRate,
+  );
   let key: KeyEstimate | null = null;
   let keyConfidence: number | null = null;
   let tuning: number | null = null;
@@ -192,6 +199,7 @@ export async function analyzeAudioDetailed(input: AnalyzeInput): Promise<Detaile
     tempoSource,
     keySource,
     seconds: round(seconds, 2),
+    onsetFlatness: round(onsetFlatness, 3),
   };
 }
 

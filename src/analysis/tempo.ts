@@ -36,7 +36,19 @@ export interface OnsetEnvelopes {
   envelope: Float32Array;
   /** Onset strength below ~1.5 kHz (kick, snare body, bass), for telling beats from subdivisions. */
   body?: Float32Array;
+  /**
+   * Onset-weighted spectral flatness (OnsetEnvelope.onsetFlatness). The body-band rules read kicks
+   * and snares; without drums (flatness below PERCUSSIVE_FLATNESS) the body band is bass and
+   * chords, whose rhythm says little about which level is the beat, and the prior decides alone.
+   */
+  onsetFlatness?: number;
 }
+
+/**
+ * Drum-driven music measures 0.43-0.72 (synthetic grooves 0.57-0.70, chiptune and game music with
+ * drum samples 0.43-0.72, 126bpm.mp3 0.57), orchestral and solo pieces 0.03-0.36.
+ */
+export const PERCUSSIVE_FLATNESS = 0.4;
 
 /**
  * Estimates a global tempo from an onset-strength envelope.
@@ -83,7 +95,8 @@ export function estimateTempo(
     if (s > best.score) best = { bpm, score: s };
   }
   if (!(best.score > 0)) return null;
-  if (bodyAcf && bodyNovelty) {
+  const percussive = (onsets.onsetFlatness ?? 1) >= PERCUSSIVE_FLATNESS;
+  if (bodyAcf && bodyNovelty && percussive) {
     const level = chooseMetricalLevel(bodyAcf, bodyNovelty, frameRate, best.bpm, opts);
     if (level !== best.bpm) best = { bpm: level, score: localMax(score, level) };
   }
