@@ -247,6 +247,10 @@ def main():
                                  keyMethod=key_method + ' (of the 30 s excerpt)', note='2 s excerpt'))
     with open(os.path.join(DIR, 'manifest.json'), 'w') as f:
         json.dump(manifest, f, indent=1)
+    # The labels without local paths, as committed in bench/fixtures/analyze-realset-labels.json.
+    keep = ('name', 'origin', 'start', 'seconds', 'tempo', 'tempoMethod', 'key', 'keyMethod', 'note')
+    with open(os.path.join(DIR, 'labels.json'), 'w') as f:
+        json.dump([{k: e[k] for k in keep} for e in manifest], f, indent=1)
 
 
 if __name__ == '__main__':

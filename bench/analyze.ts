@@ -186,11 +186,12 @@ function summary() {
     const k = items.filter((i) => i.keyRef);
     const short = k.filter((i) => i.short);
     const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : Number.NaN);
+    const fixed = (x: number) => (Number.isNaN(x) ? '-' : x.toFixed(3));
     return {
-      acc1: `${mean(t.map((i) => +tempoHit(i.tempoEst ?? null, i.tempoRef!))).toFixed(3)} of ${t.length}`,
-      acc2: mean(t.map((i) => +tempoHitOctave(i.tempoEst ?? null, i.tempoRef!))).toFixed(3),
-      key: `${mean(k.map((i) => mirexKeyScore(i.keyEst ?? null, i.keyRef!))).toFixed(3)} of ${k.length}`,
-      short: `${mean(short.map((i) => mirexKeyScore(i.keyEst ?? null, i.keyRef!))).toFixed(3)} of ${short.length}`,
+      acc1: `${fixed(mean(t.map((i) => +tempoHit(i.tempoEst ?? null, i.tempoRef!))))} of ${t.length}`,
+      acc2: fixed(mean(t.map((i) => +tempoHitOctave(i.tempoEst ?? null, i.tempoRef!)))),
+      key: `${fixed(mean(k.map((i) => mirexKeyScore(i.keyEst ?? null, i.keyRef!))))} of ${k.length}`,
+      short: `${fixed(mean(short.map((i) => mirexKeyScore(i.keyEst ?? null, i.keyRef!))))} of ${short.length}`,
       nullKeys: `${short.filter((i) => i.keyEst === null).length}`,
     };
   };
