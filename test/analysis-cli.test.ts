@@ -20,12 +20,17 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('stemforge analyze', () => {
-  it('prints {"bpm","key"} with --json', async () => {
+  it('prints {"bpm","key","camelot","tempoConfidence","keyConfidence"} with --json', async () => {
     const { stdout } = await run(process.execPath, [bin, 'analyze', clip, '--json']);
     const out = JSON.parse(stdout);
     expect(out.key).toBe('D major');
     expect(out.camelot).toBe('10B');
     expect(Math.abs(out.bpm / 96 - 1)).toBeLessThanOrEqual(0.04);
+    // The confidences ride along (extra fields of audioMetadata too), 0-1.
+    expect(out.tempoConfidence).toBeGreaterThan(0);
+    expect(out.tempoConfidence).toBeLessThanOrEqual(1);
+    expect(out.keyConfidence).toBeGreaterThan(0);
+    expect(out.keyConfidence).toBeLessThanOrEqual(1);
   });
 
   it('prints readable text without --json', async () => {

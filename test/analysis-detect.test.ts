@@ -90,7 +90,12 @@ describe('stems', () => {
 describe('failures and edge cases', () => {
   it('reports no tempo and no key for silence', async () => {
     const path = await writeWav(dir, 'silence', new Float32Array(SYNTH_RATE * 6));
-    expect(await analyzeAudio({ mixPath: path })).toEqual({ bpm: null, key: null });
+    expect(await analyzeAudio({ mixPath: path })).toEqual({
+      bpm: null,
+      key: null,
+      tempoConfidence: null,
+      keyConfidence: null,
+    });
   });
 
   it('rejects with an AnalysisError for a file that is not audio', async () => {

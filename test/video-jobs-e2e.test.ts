@@ -78,7 +78,9 @@ describe('video job end to end with a fake yt-dlp (real separation)', () => {
       ['charge', 7],
     ]);
     // Analysis never fails a job, so audioMetadata may be null; when present it has the contract's shape.
-    if (job.audioMetadata) expect(Object.keys(job.audioMetadata).sort()).toEqual(['bpm', 'key']);
+    // Plus each one's confidence (extra fields, issue 16).
+    if (job.audioMetadata)
+      expect(Object.keys(job.audioMetadata).sort()).toEqual(['bpm', 'key', 'keyConfidence', 'tempoConfidence']);
 
     expect(Object.keys(job.outputs).sort()).toEqual(['fullAudio', 'instrumental', 'vocals']);
     const rms: Record<string, number> = {};

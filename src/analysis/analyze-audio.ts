@@ -1,7 +1,7 @@
 import { decodeAudio } from '../audio/decode.ts';
 import type { FfmpegTools } from '../audio/tools.ts';
 import { CHROMA_HOP, ChromaAccumulator, estimateTuning, FINE_BINS, foldChroma } from './chroma.ts';
-import { estimateKey } from './key.ts';
+import { chromaContrast, estimateKey, keyConfidenceOf, type KeyEstimate } from './key.ts';
 import { camelot } from './key-names.ts';
 import { mixEnvelopes, OnsetEnvelope } from './onset-envelope.ts';
 import { estimateTempo } from './tempo.ts';
@@ -10,8 +10,21 @@ import { estimateTempo } from './tempo.ts';
 export const ANALYSIS_SAMPLE_RATE = 22_050;
 /** Longer inputs are analysed on their first ten minutes: tempo and key are global properties. */
 export const DEFAULT_MAX_SECONDS = 600;
-/** Less than this much non-silent audio leaves the key unknown. */
-const MIN_KEY_SECONDS = 3;
+/**
+ * Less than this much non-silent audio leaves the key unknown. A listener names the key of two
+ * seconds of a song; 1.5 s still gives the chroma 7 half-overlapping 370 ms frames.
+ */
+const MIN_KEY_SECONDS = 1.5;
+/**
+ * The tonality gate. Tonality is the larger of two coefficients of variation of the 12-bin chroma
+ * (scale-invariant, so loudness does not matter): the whole input's, and the mean of each frame's
+ * less FRAME_CONTRAST_OFFSET. Noise of any colour and drums alone measure up to 0.21 on the first
+ * and 0.29 on the second; the first flattens as a long piece moves through its chords (0.17 on
+ * 30 s of real music), the second does not. Below MIN_TONALITY the key is null. Measurements in
+ * docs/analysis.md.
+ */
+export const MIN_TONALITY = 0.25;
+const FRAME_CONTRAST_OFFSET = 0.05;
 
 export interface AnalyzeInput {
   /** The mixture; used for whatever no stem covers. */
@@ -33,17 +46,26 @@ export interface AudioAnalysis {
   bpm: number | null;
   /** Key as "Eb major" / "C# minor" (see key-names.ts); null when there is no tonal content. */
   key: string | null;
+  /** 0-1: how clearly the audio pulses at `bpm` (see tempo.ts); null with `bpm`. */
+  tempoConfidence: number | null;
+  /** 0-1: how well the chroma fits `key` and how tonal it is (see key.ts); null with `key`. */
+  keyConfidence: number | null;
 }
 
 export interface DetailedAnalysis extends AudioAnalysis {
   camelot: string | null;
-  tempoConfidence: number | null;
   keyScore: number | null;
   keyMargin: number | null;
+  /** Coefficient of variation of the whole input's 12-bin chroma (tonality gate, see MIN_TONALITY). */
+  chromaContrast: number | null;
+  /** Mean over frames of each frame's chroma coefficient of variation (tonality gate). */
+  frameContrast: number | null;
   /** Deviation of the tuning from A = 440 Hz, in cents. */
   tuningCents: number | null;
   /** The tuned 12-bin chroma (C first, sums to 1) the key was read from. */
   chroma: number[] | null;
+  /** How noise-like the onsets are (drums: high); see OnsetEnvelope.onsetFlatness. */
+  onsetFlatness: number;
   tempoSource: 'mix' | 'stems';
   keySource: 'mix' | 'stems';
   seconds: number;
@@ -89,8 +111,8 @@ function plan(input: AnalyzeInput): { jobs: FileJob[]; tempoSource: 'mix' | 'ste
  * Throws an AnalysisError when a file cannot be decoded.
  */
 export async function analyzeAudio(input: AnalyzeInput): Promise<AudioAnalysis> {
-  const { bpm, key } = await analyzeAudioDetailed(input);
-  return { bpm, key };
+  const { bpm, key, tempoConfidence, keyConfidence } = await analyzeAudioDetailed(input);
+  return { bpm, key, tempoConfidence, keyConfidence };
 }
 
 export async function analyzeAudioDetailed(input: AnalyzeInput): Promise<DetailedAnalysis> {
@@ -99,8 +121,10 @@ export async function analyzeAudioDetailed(input: AnalyzeInput): Promise<Detaile
   const bodies: { envelope: Float32Array; weight: number }[] = [];
   const fine = new Float64Array(FINE_BINS);
   let chromaFrames = 0;
+  let frameContrastSum = 0;
   let seconds = 0;
   let frameRate = ANALYSIS_SAMPLE_RATE / 512;
+  let onsetFlatness = 0;
 
   for (const job of jobs) {
     const onset = job.onsetWeight > 0 ? new OnsetEnvelope(ANALYSIS_SAMPLE_RATE) : null;
@@ -126,31 +150,48 @@ export async function analyzeAudioDetailed(input: AnalyzeInput): Promise<Detaile
     if (onset) {
       envelopes.push({ envelope: onset.envelope(), weight: job.onsetWeight });
       bodies.push({ envelope: onset.bodyEnvelope(), weight: job.onsetWeight });
+      onsetFlatness = Math.max(onsetFlatness, onset.onsetFlatness());
       frameRate = onset.frameRate;
     }
     if (chroma) {
       const h = chroma.fineHistogram();
       for (let i = 0; i < FINE_BINS; i++) fine[i] += h[i];
       chromaFrames = Math.max(chromaFrames, chroma.frameCount);
+      frameContrastSum += chroma.contrastTotal / Math.max(1, chroma.frameCount);
     }
   }
 
-  const tempo = estimateTempo({ envelope: mixEnvelopes(envelopes), body: mixEnvelopes(bodies) }, frameRate);
-  let key = null;
+  const tempo = estimateTempo(
+    { envelope: mixEnvelopes(envelopes), body: mixEnvelopes(bodies), onsetFlatness },
+    frameRate,
+  );
+  let key: KeyEstimate | null = null;
+  let keyConfidence: number | null = null;
   let tuning: number | null = null;
   let chroma: number[] | null = null;
+  let contrast: number | null = null;
+  let perFrame: number | null = null;
   if (chromaFrames * CHROMA_HOP >= MIN_KEY_SECONDS * ANALYSIS_SAMPLE_RATE) {
     tuning = estimateTuning(fine);
     const folded = foldChroma(fine, tuning);
     const sum = folded.reduce((a, b) => a + b, 0) || 1;
     chroma = Array.from(folded, (v) => round(v / sum, 4));
-    key = estimateKey(folded);
+    contrast = chromaContrast(folded);
+    perFrame = frameContrastSum / jobs.filter((j) => j.chroma).length;
+    const tonality = Math.max(contrast, perFrame - FRAME_CONTRAST_OFFSET);
+    if (tonality >= MIN_TONALITY) {
+      key = estimateKey(folded);
+      if (key) keyConfidence = keyConfidenceOf(key, tonality);
+    }
   }
   return {
     bpm: tempo?.bpm ?? null,
     key: key?.name ?? null,
-    camelot: key ? camelot(key) : null,
     tempoConfidence: tempo ? round(tempo.confidence, 3) : null,
+    keyConfidence: keyConfidence === null ? null : round(keyConfidence, 3),
+    camelot: key ? camelot(key) : null,
+    chromaContrast: contrast === null ? null : round(contrast, 3),
+    frameContrast: perFrame === null ? null : round(perFrame, 3),
     keyScore: key ? round(key.score, 3) : null,
     keyMargin: key ? round(key.margin, 3) : null,
     tuningCents: tuning === null ? null : Math.round(tuning * 100),
@@ -158,6 +199,7 @@ export async function analyzeAudioDetailed(input: AnalyzeInput): Promise<Detaile
     tempoSource,
     keySource,
     seconds: round(seconds, 2),
+    onsetFlatness: round(onsetFlatness, 3),
   };
 }
 

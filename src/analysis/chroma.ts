@@ -32,6 +32,7 @@ export class ChromaAccumulator {
   private readonly minBin: number;
   private readonly maxBin: number;
   private frames = 0;
+  private contrastSum = 0;
 
   constructor(readonly sampleRate: number) {
     this.mags = new Float32Array(this.spectrum.bins);
@@ -80,11 +81,17 @@ export class ChromaAccumulator {
     if (sum <= 0) return;
     for (let i = 0; i < FINE_BINS; i++) this.total[i] += h[i] / sum;
     this.frames++;
+    this.contrastSum += frameContrast(h);
   }
 
   /** Frames that contributed (non-silent). */
   get frameCount(): number {
     return this.frames;
+  }
+
+  /** Sum over frames of each frame's chroma contrast (see frameContrast), for adding stems. */
+  get contrastTotal(): number {
+    return this.contrastSum;
   }
 
   /** The accumulated 10-cent histogram (for adding stems together). */
@@ -123,4 +130,24 @@ export function foldChroma(fine: Float64Array, tuning: number): Float64Array {
     chroma[((pc % 12) + 12) % 12] += fine[i] * w;
   }
   return chroma;
+}
+
+/**
+ * Coefficient of variation of one frame's 12 semitone classes (10-cent bins summed in
+ * 100-cent groups, centred on equal temperament at A = 440 Hz; a tuning offset only blurs it a
+ * little). Measured per frame, so unlike the whole file's chroma it does not flatten as a song
+ * moves through its chords: a frame of pitched sound holds a few classes, a frame of noise all
+ * twelve.
+ */
+function frameContrast(h: Float64Array): number {
+  const per = FINE_BINS / 12;
+  const c = new Float64Array(12);
+  for (let i = 0; i < FINE_BINS; i++) c[Math.floor((i + per / 2) / per) % 12] += h[i];
+  let mean = 0;
+  for (const v of c) mean += v;
+  mean /= 12;
+  if (!(mean > 0)) return 0;
+  let sq = 0;
+  for (const v of c) sq += (v - mean) ** 2;
+  return Math.sqrt(sq / 12) / mean;
 }

@@ -55,3 +55,26 @@ export function estimateKey(
   const [best, second] = scores;
   return { ...best.key, name: formatKey(best.key), score: best.score, margin: best.score - second.score };
 }
+
+/** Standard deviation over mean of a 12-bin chroma: ~0.1-0.2 for noise, 0.3-2 for tonal music. */
+export function chromaContrast(chroma: ArrayLike<number>): number {
+  let mean = 0;
+  for (let i = 0; i < 12; i++) mean += chroma[i];
+  mean /= 12;
+  if (!(mean > 0)) return 0;
+  let v = 0;
+  for (let i = 0; i < 12; i++) v += (chroma[i] - mean) ** 2;
+  return Math.sqrt(v / 12) / mean;
+}
+
+/**
+ * Key confidence, 0-1: the winning key's profile correlation (0-1), scaled down near the tonality
+ * gate (`tonality`, a chroma contrast barely above noise's; see analyze-audio.ts) and when the
+ * runner-up key is nearly as good (margin under 0.05, typically the relative or a fifth-related key).
+ */
+export function keyConfidenceOf(key: KeyEstimate, tonality: number): number {
+  const fit = Math.max(0, Math.min(1, key.score));
+  const tonal = Math.max(0, Math.min(1, (tonality - 0.2) / 0.3));
+  const clear = 0.5 + 0.5 * Math.min(1, key.margin / 0.05);
+  return fit * tonal * clear;
+}

@@ -18,6 +18,9 @@ export const BODY_BAND_HZ = 1500;
  */
 const BODY_LOW_HZ = 30;
 const BANDS_PER_OCTAVE = 3;
+/** Band of the onset flatness measure (onsetFlatness). */
+const FLATNESS_LOW_HZ = 200;
+const FLATNESS_HIGH_HZ = 8000;
 
 /**
  * Onset-strength envelope by spectral flux on a log-magnitude spectrogram (Bello et al. 2005, "A
@@ -39,6 +42,10 @@ export class OnsetEnvelope {
   private readonly bands: [number, number][] = [];
   private prevBands: Float32Array;
   private curBands: Float32Array;
+  private fluxSum = 0;
+  private fluxFlatnessSum = 0;
+  private readonly flatLo: number;
+  private readonly flatHi: number;
 
   constructor(readonly sampleRate: number) {
     this.frameRate = sampleRate / ONSET_HOP;
@@ -55,6 +62,8 @@ export class OnsetEnvelope {
         if (end > last[1]) last[1] = end; // merge bands narrower than a bin
       } else this.bands.push([start, end]);
     }
+    this.flatLo = Math.max(1, Math.round(FLATNESS_LOW_HZ / binHz));
+    this.flatHi = Math.min(bins - 1, Math.round(FLATNESS_HIGH_HZ / binHz));
     this.prevBands = new Float32Array(this.bands.length);
     this.curBands = new Float32Array(this.bands.length);
     this.framer = new Framer(ONSET_FRAME, ONSET_HOP, (frame) => this.onFrame(frame));
@@ -89,6 +98,18 @@ export class OnsetEnvelope {
         const d = cb[b] - this.prevBands[b];
         if (d > 0) low += d;
       }
+      if (flux > 0) {
+        let logSum = 0;
+        let sum = 0;
+        for (let k = this.flatLo; k <= this.flatHi; k++) {
+          logSum += Math.log(this.mags[k] + 1e-9);
+          sum += this.mags[k];
+        }
+        const n = this.flatHi - this.flatLo + 1;
+        const flatness = sum > 0 ? Math.exp(logSum / n) / (sum / n) : 0;
+        this.fluxSum += flux;
+        this.fluxFlatnessSum += flux * flatness;
+      }
     }
     this.values.push(flux);
     this.body.push(low);
@@ -97,6 +118,17 @@ export class OnsetEnvelope {
     this.cur = this.prev;
     this.prev = cur;
     this.havePrev = true;
+  }
+
+  /**
+   * Onset-weighted spectral flatness (geometric over arithmetic mean of the magnitudes,
+   * 200 Hz-8 kHz, averaged over frames weighted by their flux): how noise-like the sound that makes
+   * the onsets is. Drum hits are broadband bursts; a plucked, bowed or synthesised note's onset
+   * is a few partials. Tells drum-driven music, where the body band's kicks and snares mark beats,
+   * from music whose body band is bass and chords (tempo.ts).
+   */
+  onsetFlatness(): number {
+    return this.fluxSum > 0 ? this.fluxFlatnessSum / this.fluxSum : 0;
   }
 
   envelope(): Float32Array {

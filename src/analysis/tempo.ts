@@ -12,8 +12,10 @@ export interface TempoOptions {
 export interface TempoEstimate {
   bpm: number;
   /**
-   * Ratio of the winner's prior-weighted salience to the best at another metrical level (T/2, 2T/3,
-   * 3T/2, 2T), capped at 10. Below 1 when the octave rule overruled the salience.
+   * 0-1: pulse clarity (1 minus the mean of the max-normalised tempogram over 55-215 BPM: a single
+   * sharp periodicity scores near 1, noise's flat tempogram near 0.3) times a metrical-level
+   * margin (0.5 when another level (T/2, 2T/3, 3T/2, 2T) scores as high as the winner, or when
+   * the octave rule overruled the salience; 1 when no other level scores at all).
    */
   confidence: number;
   candidates: { bpm: number; score: number }[];
@@ -34,7 +36,19 @@ export interface OnsetEnvelopes {
   envelope: Float32Array;
   /** Onset strength below ~1.5 kHz (kick, snare body, bass), for telling beats from subdivisions. */
   body?: Float32Array;
+  /**
+   * Onset-weighted spectral flatness (OnsetEnvelope.onsetFlatness). The body-band rules read kicks
+   * and snares; without drums (flatness below PERCUSSIVE_FLATNESS) the body band is bass and
+   * chords, whose rhythm says little about which level is the beat, and the prior decides alone.
+   */
+  onsetFlatness?: number;
 }
+
+/**
+ * Drum-driven music measures 0.43-0.72 (synthetic grooves 0.57-0.70, chiptune and game music with
+ * drum samples 0.43-0.72, 126bpm.mp3 0.57), orchestral and solo pieces 0.03-0.36.
+ */
+export const PERCUSSIVE_FLATNESS = 0.4;
 
 /**
  * Estimates a global tempo from an onset-strength envelope.
@@ -81,7 +95,8 @@ export function estimateTempo(
     if (s > best.score) best = { bpm, score: s };
   }
   if (!(best.score > 0)) return null;
-  if (bodyAcf && bodyNovelty) {
+  const percussive = (onsets.onsetFlatness ?? 1) >= PERCUSSIVE_FLATNESS;
+  if (bodyAcf && bodyNovelty && percussive) {
     const level = chooseMetricalLevel(bodyAcf, bodyNovelty, frameRate, best.bpm, opts);
     if (level !== best.bpm) best = { bpm: level, score: localMax(score, level) };
   }
@@ -94,7 +109,11 @@ export function estimateTempo(
     rival = Math.max(rival, localMax(score, b));
   }
   const bpm = refine(novelty, frameRate, best.bpm);
-  return { bpm: Math.round(bpm * 10) / 10, confidence: rival > 0 ? Math.min(10, best.score / rival) : 10, candidates };
+  let mean = 0;
+  for (const v of tempogram) mean += v;
+  const clarity = Math.max(0, 1 - mean / tempogram.length);
+  const margin = rival > 0 ? Math.max(0, 1 - rival / best.score) : 1;
+  return { bpm: Math.round(bpm * 10) / 10, confidence: clarity * (0.5 + 0.5 * margin), candidates };
 }
 
 /**
@@ -110,28 +129,38 @@ function chooseMetricalLevel(
   bpm: number,
   opts: Required<TempoOptions>,
 ): number {
-  const acfRatio = (b: number) => {
+  // `parts` = 2: the off-beat is halfway; 3: the two off-beats of a triple grouping (a waltz's bar
+  // of three beats, or a compound beat of three tatums).
+  const acfRatio = (b: number, parts: number) => {
     const period = (60 * frameRate) / b;
     const on = peakNear(bodyAcf, period);
-    return on > 0 ? Math.max(0, peakNear(bodyAcf, period / 2)) / on : 1;
+    return on > 0 ? Math.max(0, peakNear(bodyAcf, period / parts)) / on : 1;
   };
-  const phase = (b: number) => phaseRatio(body, (60 * frameRate) / b);
+  const phase = (b: number, parts: number) => phaseRatio(body, (60 * frameRate) / b, parts);
   // Both views must agree: the lag view survives tempo drift, the phase view tells which off-beats
   // are filled (a dembow's syncopated snares fill lags but not the off-beat positions).
-  const offbeatsAreBeats = (b: number) => acfRatio(b) >= OFFBEAT_AS_BEAT.acf && phase(b) >= OFFBEAT_AS_BEAT.phase;
-  const offbeatsAreSubdivisions = (b: number) =>
-    acfRatio(b) < OFFBEAT_AS_SUBDIVISION.acf && phase(b) < OFFBEAT_AS_SUBDIVISION.phase;
+  const offbeatsAreBeats = (b: number, parts: number) =>
+    acfRatio(b, parts) >= OFFBEAT_AS_BEAT.acf && phase(b, parts) >= OFFBEAT_AS_BEAT.phase;
+  const offbeatsAreSubdivisions = (b: number, parts: number) =>
+    acfRatio(b, parts) < OFFBEAT_AS_SUBDIVISION.acf && phase(b, parts) < OFFBEAT_AS_SUBDIVISION.phase;
   let b = bpm;
-  while (2 * b <= opts.maxBpm && offbeatsAreBeats(b)) b *= 2;
-  while (b / 2 >= opts.minBpm && offbeatsAreSubdivisions(b / 2)) b /= 2;
+  while (2 * b <= opts.maxBpm && offbeatsAreBeats(b, 2)) b *= 2;
+  while (b / 2 >= opts.minBpm && offbeatsAreSubdivisions(b / 2, 2)) b /= 2;
+  if (b !== bpm) return b;
+  // Same rule for the triple levels the prior can land on: a fast waltz's bar (kicks on 1, the
+  // snare or chord on 2 and 3: those are beats) or a 12/8's tatum (only hi-hats between the
+  // kicks and snares: those are subdivisions).
+  if (3 * b <= opts.maxBpm && offbeatsAreBeats(b, 3)) return 3 * b;
+  if (b / 3 >= opts.minBpm && offbeatsAreSubdivisions(b / 3, 3)) return b / 3;
   return b;
 }
 
 /**
- * Mean body-band onset strength on the off-beats over that on the beats of a level with period
- * `period` frames, the beat phase found anew in every 8-beat window so a drifting tempo keeps it.
+ * Mean body-band onset strength on the off-beats (the `parts - 1` points evenly between beats) over
+ * that on the beats of a level with period `period` frames, the beat phase found anew in every
+ * 8-beat window so a drifting tempo keeps it.
  */
-function phaseRatio(body: Float32Array, period: number): number {
+function phaseRatio(body: Float32Array, period: number, parts = 2): number {
   const beats = 8;
   const span = beats * period;
   let on = 0;
@@ -152,7 +181,8 @@ function phaseRatio(body: Float32Array, period: number): number {
       }
     }
     let sumOff = 0;
-    for (let k = 0; k < beats; k++) sumOff += at(start + bestPhase + (k + 0.5) * period);
+    for (let k = 0; k < beats; k++)
+      for (let j = 1; j < parts; j++) sumOff += at(start + bestPhase + (k + j / parts) * period) / (parts - 1);
     on += bestOn;
     off += sumOff;
   }

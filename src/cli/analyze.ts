@@ -7,7 +7,8 @@ const USAGE = 'stemforge analyze <file> [--json] [--drums FILE] [--bass FILE] [-
 
 /**
  * `stemforge analyze <file> [--json]`: tempo and key of an audio file. With --json prints
- * `{"bpm":126,"key":"Eb major","camelot":"5B"}` (nulls when undetectable). Stems from
+ * `{"bpm":126,"key":"Eb major","camelot":"5B","tempoConfidence":0.71,"keyConfidence":0.64}`
+ * (nulls when undetectable). Stems from
  * `stemforge separate` may be passed to analyse the way a stem job does.
  */
 export async function run(args: string[]): Promise<number> {
@@ -39,7 +40,15 @@ export async function run(args: string[]): Promise<number> {
     tools: config.ffmpeg,
   });
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ bpm: result.bpm, key: result.key, camelot: result.camelot })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({
+        bpm: result.bpm,
+        key: result.key,
+        camelot: result.camelot,
+        tempoConfidence: result.tempoConfidence,
+        keyConfidence: result.keyConfidence,
+      })}\n`,
+    );
   } else {
     const bpm = result.bpm === null ? 'unknown (no steady pulse)' : result.bpm.toFixed(1);
     const key = result.key === null ? 'unknown (no tonal content)' : `${result.key} (Camelot ${result.camelot})`;

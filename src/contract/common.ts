@@ -22,7 +22,19 @@ export const ErrorBody = z
 export const OutputEntry = z.object({ url: z.string(), expiresAt: Timestamp }).meta({ id: 'OutputEntry' });
 export const Outputs = z.record(z.string(), OutputEntry).nullable();
 
-export const AudioMetadata = z.object({ bpm: z.number().nullable(), key: z.string().nullable() }).nullable();
+/**
+ * BPM and key (the contract's two), plus each one's confidence (0-1, extra fields: absent on jobs
+ * analysed before they existed, null when their value is null).
+ */
+export const AudioMetadata = z
+  .object({
+    bpm: z.number().nullable(),
+    key: z.string().nullable(),
+    tempoConfidence: z.number().min(0).max(1).nullable().optional(),
+    keyConfidence: z.number().min(0).max(1).nullable().optional(),
+  })
+  .nullable();
+export type AudioMetadataValue = NonNullable<z.infer<typeof AudioMetadata>>;
 
 export const OffsetPagination = z.object({
   total: z.number().int(),

@@ -1,4 +1,5 @@
 import type { StemName } from '../separation/stems.ts';
+import type { AudioMetadataValue } from '../contract/common.ts';
 
 export type EngineFormat = 'mp3' | 'wav' | 'flac';
 
@@ -36,7 +37,7 @@ export interface AnalyzeRequest {
 export interface Engines {
   separate(req: SeparateRequest): Promise<{ files: Partial<Record<EngineStem, string>> }>;
   denoise(req: DenoiseRequest): Promise<void>;
-  analyze(req: AnalyzeRequest): Promise<{ bpm: number | null; key: string | null }>;
+  analyze(req: AnalyzeRequest): Promise<AudioMetadataValue>;
   /** Names of the installed models that gate features (e.g. six stems). */
   hasModel(name: string): boolean;
   close(): Promise<void>;

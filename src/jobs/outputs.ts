@@ -1,3 +1,4 @@
+import type { AudioMetadataValue } from '../contract/common.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import type { JobRow } from '../store/jobs.ts';
 
@@ -49,9 +50,7 @@ export function outputFileName(inputFileName: string, stem: string, ext: string)
 export async function completedResults(row: JobRow, store: BlobStore) {
   if (row.status !== 'COMPLETED') return { audioMetadata: null, outputs: null };
   return {
-    audioMetadata: row.audio_metadata_json
-      ? (JSON.parse(row.audio_metadata_json) as { bpm: number | null; key: string | null })
-      : null,
+    audioMetadata: row.audio_metadata_json ? (JSON.parse(row.audio_metadata_json) as AudioMetadataValue) : null,
     outputs: await signOutputs(store, row.outputs_json),
   };
 }

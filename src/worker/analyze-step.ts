@@ -1,3 +1,4 @@
+import type { AudioMetadataValue } from '../contract/common.ts';
 import type { WorkerDeps } from './deps.ts';
 
 /**
@@ -10,7 +11,7 @@ export async function analyzeStems(
   mixPath: string,
   files: Record<string, string | undefined>,
   jobId: string,
-): Promise<{ bpm: number | null; key: string | null } | null> {
+): Promise<AudioMetadataValue | null> {
   // Key from the harmonic stems (everything but drums), else the instrumental, else the mix.
   const harmonic = files.drums
     ? [files.other, files.bass, files.piano, files.guitar].filter((p): p is string => Boolean(p))
