@@ -67,20 +67,7 @@ export async function createWebhook(
     if (Number(count.n) >= MAX_WEBHOOKS_PER_ACCOUNT) {
       throw new WebhookLimitError(`this account already has ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks; delete one first`);
     }
-    const row: WebhookRow = {
-      id: newId('wh'),
-      account_id: accountId,
-      url: input.url,
-      events_json: JSON.stringify(input.events),
-      secret: generateWebhookSecret(),
-      is_active: 1,
-      fail_count: 0,
-      last_error: null,
-      last_called_at: null,
-      created_at: new Date().toISOString(),
-      deleted_at: null,
-      job_id: null,
-    };
+    const row = newWebhookRow(accountId, input.url, input.events, null);
     await tx.insertInto('webhooks').values(row).execute();
     return { webhook: toWebhookView(row), secret: row.secret };
   };
@@ -182,11 +169,18 @@ export async function createJobCallback(
   jobId: string,
   url: string,
 ): Promise<{ id: string; secret: string }> {
-  const row: WebhookRow = {
+  const row = newWebhookRow(accountId, url, ['job.completed', 'job.failed'], jobId);
+  await db.insertInto('webhooks').values(row).execute();
+  return { id: row.id, secret: row.secret };
+}
+
+/** A new, active webhook row with a fresh secret; `jobId` binds it to one job (a callback). */
+function newWebhookRow(accountId: string, url: string, events: string[], jobId: string | null): WebhookRow {
+  return {
     id: newId('wh'),
     account_id: accountId,
     url,
-    events_json: JSON.stringify(['job.completed', 'job.failed']),
+    events_json: JSON.stringify(events),
     secret: generateWebhookSecret(),
     is_active: 1,
     fail_count: 0,
@@ -196,6 +190,4 @@ export async function createJobCallback(
     deleted_at: null,
     job_id: jobId,
   };
-  await db.insertInto('webhooks').values(row).execute();
-  return { id: row.id, secret: row.secret };
 }
