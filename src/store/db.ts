@@ -7,6 +7,7 @@ import type { Database, Db } from './schema.ts';
 import * as m001 from './migrations/001-platform.ts';
 import * as m002 from './migrations/002-jobs.ts';
 import * as m003 from './migrations/003-webhooks.ts';
+import * as m004 from './migrations/004-idempotency-keys.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '001-platform': m001,
   '002-jobs': m002,
   '003-webhooks': m003,
+  '004-idempotency-keys': m004,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
