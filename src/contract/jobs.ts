@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sanitizeFileName } from '../domain/formats.ts';
 import {
   AudioMetadata,
   JobStatus,
@@ -13,21 +14,25 @@ import {
 /** Custom metadata is echoed in responses and webhooks: bounded to 4 KB of JSON. */
 export const MAX_METADATA_BYTES = 4096;
 
-export const CreateJobRequest = z.object({
-  uploadKey: z.string().min(1).max(200).optional(),
-  sourceUrl: z.string().min(1).max(2048).optional(),
-  fileName: z.string().trim().min(1).max(255).optional(),
-  outputType: OutputType.default('BOTH'),
-  quality: Quality.default('BEST'),
-  outputFormat: OutputFormat.default('MP3'),
-  metadata: z
-    .record(z.string(), z.unknown())
-    .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= MAX_METADATA_BYTES, {
-      message: `must be at most ${MAX_METADATA_BYTES} bytes of JSON`,
-    })
-    .optional(),
-  denoiseVocals: z.boolean().default(false),
-});
+export const CreateJobRequest = z
+  .object({
+    uploadKey: z.string().min(1).max(200).optional(),
+    sourceUrl: z.string().min(1).max(2048).optional(),
+    // The one sanitiser of client-sent names (control characters, CR LF, bidi overrides, paths).
+    fileName: z.string().trim().min(1).max(255).transform(sanitizeFileName).optional(),
+    outputType: OutputType.default('BOTH'),
+    quality: Quality.default('BEST'),
+    outputFormat: OutputFormat.default('MP3'),
+    metadata: z
+      .record(z.string(), z.unknown())
+      .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= MAX_METADATA_BYTES, {
+        message: `must be at most ${MAX_METADATA_BYTES} bytes of JSON`,
+      })
+      .optional(),
+    denoiseVocals: z.boolean().default(false),
+  })
+  // Exactly one input, for the OpenAPI document; the handler answers MISSING_INPUT or CONFLICTING_INPUT.
+  .meta({ oneOf: [{ required: ['uploadKey'] }, { required: ['sourceUrl'] }] });
 
 export const JobInput = z.object({
   fileName: z.string(),
