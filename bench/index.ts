@@ -12,6 +12,10 @@ const benches = [
   ['bench/denoise.ts', 'voice cleaning SI-SDR vs RNNoise, passthrough, real-time factor and memory on 30 min'],
   ['bench/analyze.ts', 'BPM and key accuracy (with MIREX score) vs music-tempo, and speed'],
   ['bench/api-latency.ts', 'API latency and throughput (autocannon) while a separation runs'],
+  [
+    'bench/crash-soak.ts',
+    'kill -9 of the server during uploads, job creation, processing, delivery: jobs once, ledger, events',
+  ],
   ['bench/startup.ts', 'start-up time and memory of the API process: tsx loader vs Node type transform'],
 ];
 console.log('Stemforge benchmarks (run with: node bin/run-ts.mjs <file>)\n');
