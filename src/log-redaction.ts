@@ -65,3 +65,9 @@ export function scrubUrl(url: string): string {
     .join('&');
   return `${out.slice(0, q + 1)}${scrubbed}${hash < 0 ? '' : out.slice(hash)}`;
 }
+
+/** pino serializers for fields that hold a URL (a source, a track or a webhook address): scrubbed. */
+export const LOG_SERIALIZERS = {
+  url: (value: unknown) => (typeof value === 'string' ? scrubUrl(value) : value),
+  sourceUrl: (value: unknown) => (typeof value === 'string' ? scrubUrl(value) : value),
+};

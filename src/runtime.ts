@@ -8,6 +8,7 @@ import type { BlobStore } from './storage/blob-store.ts';
 import { createRateLimiter } from './ratelimit/create-rate-limiter.ts';
 import type { RateLimiter } from './ratelimit/rate-limiter.ts';
 import { pino, type Logger } from 'pino';
+import { LOG_SERIALIZERS, REDACT_PATHS, REDACTED } from './log-redaction.ts';
 import type { JobQueue } from './queue/job-queue.ts';
 import { createQueue } from './queue/create-queue.ts';
 import type { Engines } from './worker/engines.ts';
@@ -45,7 +46,11 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
   const store = createBlobStore(config.storage, { publicUrl: config.publicUrl, signer });
   const rateLimiter = createRateLimiter(config);
   const queue = createQueue(config, handle.db);
-  const log = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.apiKey', '*.secret'] });
+  const log = pino({
+    level: config.logLevel,
+    redact: { paths: REDACT_PATHS, censor: REDACTED },
+    serializers: LOG_SERIALIZERS,
+  });
   let engines: Engines | undefined;
   return {
     config,

@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import { ApiError } from '../domain/errors.ts';
-import { REDACT_PATHS, REDACTED, scrubUrl } from '../log-redaction.ts';
+import { LOG_SERIALIZERS, REDACT_PATHS, REDACTED, scrubUrl } from '../log-redaction.ts';
 import { installJsonParser } from './json-body.ts';
 import { installIdempotency } from './idempotency.ts';
 import type { Runtime } from '../runtime.ts';
@@ -46,6 +46,7 @@ export function buildApp(rt: Runtime, opts: AppOptions = {}): FastifyInstance {
             // Never log a key, a secret or a signature (src/log-redaction.ts).
             redact: { paths: REDACT_PATHS, censor: REDACTED },
             serializers: {
+              ...LOG_SERIALIZERS,
               req: (req: { method: string; url: string; id: string }) => ({
                 method: req.method,
                 url: scrubUrl(req.url),

@@ -28,6 +28,24 @@ describe('log URL scrubber (finding 9)', () => {
   });
 });
 
+describe('runtime logger (finding 9)', () => {
+  test('a URL field and a webhook secret are scrubbed in the runtime log', async () => {
+    const { pino } = await import('pino');
+    const { LOG_SERIALIZERS, REDACT_PATHS, REDACTED } = await import('../../src/log-redaction.ts');
+    const lines: string[] = [];
+    const log = pino(
+      { redact: { paths: REDACT_PATHS, censor: REDACTED }, serializers: LOG_SERIALIZERS },
+      { write: (l: string) => void lines.push(l) },
+    );
+    log.warn({ url: 'https://soundcloud.com/a/b/s-Priv4te?secret_token=s-Priv4te', kind: 'x' }, 'yt-dlp failed');
+    log.info({ webhook: { secret: 'whsec_abc' }, secret: 'whsec_top' }, 'row');
+    const text = lines.join('');
+    expect(text).not.toContain('secret_token=s-Priv4te');
+    expect(text).not.toContain('whsec_');
+    expect(text).toContain('[redacted]');
+  });
+});
+
 describe('client-visible messages (finding 9)', () => {
   test("a failed job's errorMessage names no storage key", () => {
     const message = readableError(new BlobNotFoundError('uploads/acc_1AbC/upl_9XyZ/source'));
