@@ -101,9 +101,6 @@ const env = {
   JOB_RETRY_BASE_MS: '200',
   JOB_MAX_ATTEMPTS: '5',
   WEBHOOK_TIMEOUT_MS: '2000',
-  // A claim left by a killed request is free again after these two (the Idempotency-Key lock).
-  REQUEST_TIMEOUT_SECONDS: '5',
-  IDLE_TIMEOUT_SECONDS: '5',
   LOG_LEVEL: 'error',
 };
 let server: ChildProcess | undefined;
@@ -153,7 +150,7 @@ async function withRetry(intent: Intent, make: () => Promise<Response>): Promise
       if (res.headers.get('idempotent-replayed') === 'true') intent.replays++;
       if (res.status < 300) return await res.json();
       const text = await res.text();
-      // 409 IN_PROGRESS: the first attempt died with the server; its claim frees after the lock.
+      // 409 IN_PROGRESS: the first attempt still runs, or died with the server (the restart frees it).
       if (res.status === 409 || res.status >= 500) {
         intent.retries++;
         await sleep(500);

@@ -154,7 +154,18 @@ describe.each(['sqlite', 'postgres'] as const)('Idempotency-Key on %s', (dialect
     expect(((await busy.json()) as any).error.code).toBe('IDEMPOTENCY_KEY_IN_PROGRESS');
     expect(busy.headers.get('retry-after')).toBe('1');
     expect(Date.now() - started).toBeGreaterThanOrEqual(4_000);
-  }, 20_000);
+
+    // Embedded (no REDIS_URL, one API process): a restart frees the claims its predecessor held.
+    const env = { DATABASE_URL: db.url, ALLOW_PRIVATE_URLS: 'true', MIN_DURATION_SECONDS: '1' };
+    const restarted = await startTestServer('sqlite', env, {}, { dbSchema: db.schema });
+    try {
+      expect(await findIdempotencyKey(a.rt.db, user.id, 'running-1')).toBeNull();
+      const after = await post(restarted, '/v1/upload', body, 'running-1');
+      expect(after.status).toBe(200);
+    } finally {
+      await restarted.close();
+    }
+  }, 30_000);
 
   test('expired keys are swept and do not block a new request', async () => {
     const now = Date.now();

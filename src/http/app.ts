@@ -99,6 +99,7 @@ export function buildApp(rt: Runtime, opts: AppOptions = {}): FastifyInstance {
     db: rt.db,
     ttlSeconds: rt.config.idempotencyKeySeconds,
     lockMs: requestTimeoutMs + idleTimeoutMs,
+    soleProcess: !rt.config.redisUrl,
   });
 
   const routes: AnyRoute[] = [

@@ -6,6 +6,7 @@ import {
   claimIdempotencyKey,
   completeIdempotencyKey,
   releaseIdempotencyKey,
+  releaseRunningIdempotencyKeys,
   sweepIdempotencyKeys,
 } from '../store/idempotency-keys.ts';
 import type { Db } from '../store/schema.ts';
@@ -56,6 +57,11 @@ export interface IdempotencyDeps {
   ttlSeconds: number;
   /** A running claim older than this was left by a crashed process and is free again. */
   lockMs: number;
+  /**
+   * This is the only API process (embedded: no REDIS_URL, as for job leases): every running claim
+   * found at start was left by a killed predecessor and is freed at once, not after lockMs.
+   */
+  soleProcess: boolean;
 }
 
 /**
@@ -152,6 +158,11 @@ export function installIdempotency(app: FastifyInstance, deps: IdempotencyDeps):
       app.log.error({ err: err.message }, 'idempotency key sweep failed'),
     );
   app.addHook('onReady', async () => {
+    if (deps.soleProcess) {
+      await releaseRunningIdempotencyKeys(deps.db).catch((err: Error) =>
+        app.log.error({ err: err.message }, 'could not free the idempotency claims of the previous run'),
+      );
+    }
     await sweep();
     timer = setInterval(sweep, SWEEP_INTERVAL_MS);
     timer.unref();

@@ -106,3 +106,9 @@ export async function sweepIdempotencyKeys(db: Db, now: Date): Promise<number> {
   const r = await db.deleteFrom('idempotency_keys').where('expires_at', '<=', now.toISOString()).executeTakeFirst();
   return Number(r.numDeletedRows);
 }
+
+/** Frees every running claim: at the start of the one process of an embedded deployment, all are a dead process's. */
+export async function releaseRunningIdempotencyKeys(db: Db): Promise<number> {
+  const r = await db.deleteFrom('idempotency_keys').where('status', '=', 'running').executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
