@@ -13,6 +13,10 @@ const benches = [
   ['bench/analyze.ts', 'BPM and key accuracy (with MIREX score) vs music-tempo, and speed'],
   ['bench/api-latency.ts', 'API latency and throughput (autocannon) while a separation runs'],
   ['bench/duration-check.ts', 'cost of measuring a 60-minute MP3 by decoding (billing) vs reading its header'],
+  [
+    'bench/crash-soak.ts',
+    'kill -9 of the server during uploads, job creation, processing, delivery: jobs once, ledger, events',
+  ],
   ['bench/startup.ts', 'start-up time and memory of the API process: tsx loader vs Node type transform'],
 ];
 console.log('Stemforge benchmarks (run with: node bin/run-ts.mjs <file>)\n');

@@ -60,6 +60,10 @@ const envSchema = z.object({
   YTDLP_TIMEOUT_MS: int(1000).default(600_000),
   FFMPEG_PATH: z.string().min(1).default('ffmpeg'),
   FFPROBE_PATH: z.string().min(1).default('ffprobe'),
+  REQUEST_TIMEOUT_SECONDS: int(1, 86_400).default(300),
+  IDLE_TIMEOUT_SECONDS: int(1, 86_400).default(120),
+  KEEP_ALIVE_TIMEOUT_SECONDS: int(1, 3_600).default(5),
+  IDEMPOTENCY_KEY_HOURS: num(0.001).default(24),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   STEMFORGE_BOOTSTRAP_ACCOUNT: bool.default(true),
   STEMFORGE_ADMIN_EMAIL: z
@@ -125,6 +129,15 @@ export interface Config {
   };
   ytdlp: { path: string; timeoutMs: number };
   ffmpeg: { ffmpegPath: string; ffprobePath: string };
+  /**
+   * HTTP server timeouts. `requestMs`: the whole request, body included, must arrive within it (a
+   * body dribbled a byte at a time is cut). `idleMs`: a socket with no traffic either way for this
+   * long is closed; it must exceed the slowest handler (a sourceUrl fetch). `keepAliveMs`: how long
+   * an idle keep-alive connection is kept between requests.
+   */
+  http: { requestTimeoutMs: number; idleTimeoutMs: number; keepAliveTimeoutMs: number };
+  /** How long an Idempotency-Key and its stored response are kept (Stripe: 24 h). */
+  idempotencyKeySeconds: number;
   logLevel: string;
   bootstrapAccount: boolean;
   dashboard: {
@@ -204,6 +217,12 @@ export function loadConfig(env: Env = process.env): Config {
     },
     ytdlp: { path: e.YTDLP_PATH, timeoutMs: e.YTDLP_TIMEOUT_MS },
     ffmpeg: { ffmpegPath: e.FFMPEG_PATH, ffprobePath: e.FFPROBE_PATH },
+    http: {
+      requestTimeoutMs: e.REQUEST_TIMEOUT_SECONDS * 1000,
+      idleTimeoutMs: e.IDLE_TIMEOUT_SECONDS * 1000,
+      keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
+    },
+    idempotencyKeySeconds: Math.round(e.IDEMPOTENCY_KEY_HOURS * 3600),
     logLevel: e.LOG_LEVEL,
     bootstrapAccount: e.STEMFORGE_BOOTSTRAP_ACCOUNT,
     dashboard: {

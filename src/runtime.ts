@@ -8,6 +8,7 @@ import type { BlobStore } from './storage/blob-store.ts';
 import { createRateLimiter } from './ratelimit/create-rate-limiter.ts';
 import type { RateLimiter } from './ratelimit/rate-limiter.ts';
 import { pino, type Logger } from 'pino';
+import { LOG_SERIALIZERS, REDACT_PATHS, REDACTED } from './log-redaction.ts';
 import type { JobQueue } from './queue/job-queue.ts';
 import { createQueue } from './queue/create-queue.ts';
 import type { Engines } from './engines/engines.ts';
@@ -47,7 +48,11 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
   const signer = new UrlSigner(secret);
   const store = createBlobStore(config.storage, { publicUrl: config.publicUrl, signer });
   const rateLimiter = createRateLimiter(config);
-  const log = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.apiKey', '*.secret'] });
+  const log = pino({
+    level: config.logLevel,
+    redact: { paths: REDACT_PATHS, censor: REDACTED },
+    serializers: LOG_SERIALIZERS,
+  });
   const queue = createQueue(config, handle.db, log);
   let engines: Engines | undefined;
   const getEngines = () => (engines ??= (opts.engines ?? createEngines)(config));

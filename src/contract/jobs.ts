@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sanitizeFileName } from '../domain/formats.ts';
 import {
   AudioMetadata,
   JobStatus,
@@ -14,17 +15,21 @@ import {
   Timestamp,
 } from './common.ts';
 
-export const CreateJobRequest = z.object({
-  uploadKey: z.string().min(1).max(200).optional(),
-  sourceUrl: z.string().min(1).max(2048).optional(),
-  fileName: z.string().trim().min(1).max(255).optional(),
-  outputType: OutputType.default('BOTH'),
-  quality: Quality.default('BEST'),
-  outputFormat: OutputFormat.default('MP3'),
-  metadata: Metadata.optional(),
-  denoiseVocals: z.boolean().default(false),
-  callbackUrl: CallbackUrl.optional(),
-});
+export const CreateJobRequest = z
+  .object({
+    uploadKey: z.string().min(1).max(200).optional(),
+    sourceUrl: z.string().min(1).max(2048).optional(),
+    // The one sanitiser of client-sent names (control characters, CR LF, bidi overrides, paths).
+    fileName: z.string().trim().min(1).max(255).transform(sanitizeFileName).optional(),
+    outputType: OutputType.default('BOTH'),
+    quality: Quality.default('BEST'),
+    outputFormat: OutputFormat.default('MP3'),
+    metadata: Metadata.optional(),
+    denoiseVocals: z.boolean().default(false),
+    callbackUrl: CallbackUrl.optional(),
+  })
+  // Exactly one input, for the OpenAPI document; the handler answers MISSING_INPUT or CONFLICTING_INPUT.
+  .meta({ oneOf: [{ required: ['uploadKey'] }, { required: ['sourceUrl'] }] });
 
 export const JobInput = z.object({
   fileName: z.string(),

@@ -28,6 +28,14 @@ export const errorCatalog = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The request Content-Type is not supported by this route.' },
   REQUEST_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
   NOT_FOUND: { status: 404, message: 'No such route.' },
+  IDEMPOTENCY_KEY_REUSED: {
+    status: 409,
+    message: 'This Idempotency-Key was used with a different request; use a new key for a new request.',
+  },
+  IDEMPOTENCY_KEY_IN_PROGRESS: {
+    status: 409,
+    message: 'A request with this Idempotency-Key is still being processed; retry shortly.',
+  },
   // uploads and files
   UPLOAD_NOT_FOUND: {
     status: 400,

@@ -1,5 +1,10 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { randomUUID } from 'node:crypto';
+import type { Writable } from 'node:stream';
+import { ApiError } from '../domain/errors.ts';
+import { LOG_SERIALIZERS, REDACT_PATHS, REDACTED, scrubUrl } from '../log-redaction.ts';
+import { installJsonParser } from './json-body.ts';
+import { installIdempotency } from './idempotency.ts';
 import type { Runtime } from '../runtime.ts';
 import { apiKeyHook } from './auth.ts';
 import { installErrorHandler } from './error-handler.ts';
@@ -30,22 +35,27 @@ export interface AppOptions {
   logger?: boolean;
   /** The built front end (default: web/dist); tests point it at a fixture. */
   webDir?: string;
+  /** Where the log goes (tests read it); stdout when absent. */
+  logStream?: Writable;
 }
 
 /** Builds the Fastify app for a runtime: every route, the auth and rate-limit hook, the error mapping. */
 export function buildApp(rt: Runtime, opts: AppOptions = {}): FastifyInstance {
+  const { requestTimeoutMs, idleTimeoutMs, keepAliveTimeoutMs } = rt.config.http;
   const app = Fastify({
     logger:
       opts.logger === false || rt.config.logLevel === 'silent'
         ? false
         : {
             level: rt.config.logLevel,
-            // Never log a key, a secret or a signature.
-            redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+            ...(opts.logStream ? { stream: opts.logStream } : {}),
+            // Never log a key, a secret or a signature (src/log-redaction.ts).
+            redact: { paths: REDACT_PATHS, censor: REDACTED },
             serializers: {
+              ...LOG_SERIALIZERS,
               req: (req: { method: string; url: string; id: string }) => ({
                 method: req.method,
-                url: req.url.replace(/([?&](sig|exp)=)[^&]*/g, '$1…'),
+                url: scrubUrl(req.url),
                 id: req.id,
               }),
             },
@@ -60,7 +70,30 @@ export function buildApp(rt: Runtime, opts: AppOptions = {}): FastifyInstance {
     rewriteUrl: (req) => hostedBasePath(req.url ?? '/'),
     bodyLimit: 1024 * 1024,
     trustProxy: true,
+    // A slow or stalled client cannot hold a connection: the whole request must arrive within
+    // requestTimeout, and a socket silent either way for idleTimeout is closed (README, "Timeouts").
+    requestTimeout: requestTimeoutMs,
+    connectionTimeout: idleTimeoutMs,
+    keepAliveTimeout: keepAliveTimeoutMs,
+    http: {
+      headersTimeout: Math.min(60_000, requestTimeoutMs),
+      // Node checks the request timeout on this period; a quarter of it keeps the cut close to the limit.
+      connectionsCheckingInterval: Math.max(250, Math.min(30_000, requestTimeoutMs / 4)),
+    },
+    // The router's own refusals answer the contract's error body too.
+    frameworkErrors: (err, _request, res) => {
+      // Typed for the generic route; the reply is a plain one here.
+      const reply = res as unknown as FastifyReply;
+      const e =
+        err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? new ApiError('VALIDATION_ERROR', 'A path parameter is longer than 100 characters; ids are shorter.', {
+              field: null,
+            })
+          : new ApiError('VALIDATION_ERROR', 'The request URL is malformed.', { field: null });
+      reply.code(e.status).send(e.toBody());
+    },
   });
+  installJsonParser(app);
   app.addHook('onSend', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
   });
@@ -69,6 +102,14 @@ export function buildApp(rt: Runtime, opts: AppOptions = {}): FastifyInstance {
     'onRequest',
     apiKeyHook({ db: rt.db, rateLimiter: rt.rateLimiter, requestsPerMinute: rt.config.limits.requestsPerMinute }),
   );
+  // A claim is held at most as long as a request can live: the whole body (requestTimeout), then a
+  // handler silent for no longer than idleTimeout; an older running claim is a crashed process's.
+  installIdempotency(app, {
+    db: rt.db,
+    ttlSeconds: rt.config.idempotencyKeySeconds,
+    lockMs: requestTimeoutMs + idleTimeoutMs,
+    soleProcess: rt.config.deployment.mode === 'embedded',
+  });
 
   const routes: AnyRoute[] = [
     ...healthRoutes(rt),

@@ -31,6 +31,14 @@ export function filesUploadRoute(rt: Runtime) {
       'multipart/form-data with exactly one file part named "file" (other text fields are ignored). The file is probed; pass uploadKey as inputFilePath to POST /denoise-jobs (or as uploadKey to POST /jobs). expiresAt: when the stored file is deleted unless a job still needs it.',
     tag: 'Uploads',
     auth: 'apiKey',
+    documentedBody: {
+      mediaType: 'multipart/form-data',
+      schema: {
+        type: 'object',
+        required: ['file'],
+        properties: { file: { type: 'string', format: 'binary', description: 'The audio file.' } },
+      },
+    },
     status: 200,
     response: UploadedFile,
     errors: [

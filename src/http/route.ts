@@ -35,6 +35,13 @@ export interface RouteSpec<B = unknown, Q = unknown, P = unknown> {
   handler: (input: RouteInput<B, Q, P>) => Promise<unknown>;
   /** Extra Fastify route options (e.g. a body limit). */
   bodyLimit?: number;
+  /**
+   * The route honours the Idempotency-Key header (`src/http/idempotency.ts`). Defaults to true for
+   * an authenticated POST: every one of ours creates something.
+   */
+  idempotent?: boolean;
+  /** A request body that is not JSON (multipart), for the OpenAPI document: media type and JSON Schema. */
+  documentedBody?: { mediaType: string; schema: Record<string, unknown> };
 }
 
 export interface RouteInput<B, Q, P> {
@@ -52,27 +59,66 @@ export function defineRoute<B = unknown, Q = unknown, P = unknown>(spec: RouteSp
 
 /** Parses a request part, turning zod issues into VALIDATION_ERROR naming the field. */
 export function parseInput<T>(schema: z.ZodType<T>, value: unknown, where: 'body' | 'query' | 'path'): T {
-  const result = schema.safeParse(value ?? (where === 'body' ? undefined : {}));
+  const input = value ?? (where === 'body' ? undefined : {});
+  const result = schema.safeParse(input);
   if (result.success) return result.data;
-  throw validationError(result.error, where);
+  throw validationError(result.error, where, input);
 }
 
-export function validationError(error: z.ZodError, where: string): ApiError {
+/**
+ * The first zod issue as a message that says what is wrong: a missing field, a wrong type (with the
+ * type sent), an unknown field, a value out of range. `input` is what was parsed, to tell a missing
+ * field from one of the wrong type (zod does not keep the input by default).
+ */
+export function validationError(error: z.ZodError, where: string, input?: unknown): ApiError {
   const issue = error.issues[0];
   const field = issue.path.join('.');
   if (!field) {
-    const message = where === 'body' ? 'The request body must be a JSON object.' : `Invalid ${where}: ${issue.message}`;
-    return new ApiError('VALIDATION_ERROR', message, { field: null });
+    if (issue.code === 'unrecognized_keys') {
+      const keys = issue.keys.map((k) => `'${k.slice(0, 50)}'`).join(', ');
+      return new ApiError('VALIDATION_ERROR', `Unknown field(s) ${keys} in ${where}.`, {
+        field: issue.keys[0] ?? null,
+      });
+    }
+    if (issue.code === 'invalid_type' && where === 'body') {
+      const sent = input === undefined ? 'nothing' : typeName(input);
+      return new ApiError('VALIDATION_ERROR', `The request body must be a JSON object (got ${sent}).`, {
+        field: null,
+      });
+    }
+    return new ApiError('VALIDATION_ERROR', `Invalid ${where}: ${issue.message}`, { field: null });
   }
-  return new ApiError('VALIDATION_ERROR', `Invalid field '${field}' in ${where}: ${describeIssue(issue)}`, { field });
+  const shown = field.length > 80 ? `${field.slice(0, 80)}…` : field;
+  return new ApiError('VALIDATION_ERROR', `Invalid field '${shown}' in ${where}: ${describeIssue(issue, input)}`, {
+    field,
+  });
 }
 
-function describeIssue(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'invalid_type' && issue.input === undefined) return 'it is required';
+function describeIssue(issue: z.core.$ZodIssue, input: unknown): string {
+  if (issue.code === 'invalid_type') {
+    const value = valueAt(input, issue.path);
+    if (value === undefined) return 'it is required';
+    return `expected ${issue.expected}, got ${typeName(value)}`;
+  }
   if (issue.code === 'invalid_value' && 'values' in issue)
     return `expected one of ${issue.values.map(String).join(', ')}`;
-  if (issue.code === 'unrecognized_keys') return `unknown field(s) ${issue.keys.join(', ')}`;
+  if (issue.code === 'unrecognized_keys') return `unknown field(s) ${issue.keys.map((k) => k.slice(0, 50)).join(', ')}`;
   return issue.message;
+}
+
+function valueAt(input: unknown, path: PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
 }
 
 /** Registers routes on a Fastify instance; JSON bodies must be sent as application/json. */
@@ -82,7 +128,7 @@ export function registerRoutes(app: FastifyInstance, routes: AnyRoute[]): void {
       method: spec.method,
       url: spec.url,
       bodyLimit: spec.bodyLimit,
-      config: { auth: spec.auth, rateBucket: spec.rateBucket },
+      config: { auth: spec.auth, rateBucket: spec.rateBucket, idempotent: isIdempotent(spec) },
       handler: async (request, reply) => {
         if (spec.body && request.headers['content-type'] && !isJson(request)) {
           throw new ApiError(
@@ -106,6 +152,10 @@ export function registerRoutes(app: FastifyInstance, routes: AnyRoute[]): void {
       },
     });
   }
+}
+
+export function isIdempotent(spec: AnyRoute): boolean {
+  return spec.idempotent ?? (spec.method === 'POST' && spec.auth === 'apiKey');
 }
 
 function isJson(request: FastifyRequest): boolean {

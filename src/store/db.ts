@@ -10,6 +10,7 @@ import * as m003 from './migrations/003-webhooks.ts';
 import * as m004 from './migrations/004-worker-models.ts';
 import * as m005 from './migrations/005-hosted-compat.ts';
 import * as m006 from './migrations/006-dashboard.ts';
+import * as m007 from './migrations/007-idempotency-keys.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '004-worker-models': m004,
   '005-hosted-compat': m005,
   '006-dashboard': m006,
+  '007-idempotency-keys': m007,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

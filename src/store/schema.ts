@@ -148,8 +148,28 @@ export interface WorkerModelsTable {
   last_seen_at: string;
 }
 
+export type IdempotencyStatus = 'running' | 'done';
+
+/** A client's Idempotency-Key: the request it first came with and, once answered, the answer. */
+export interface IdempotencyKeysTable {
+  account_id: string;
+  key: string;
+  /** Which claim holds the key while it runs (a takeover of a stale claim gets a new one). */
+  claim_id: string;
+  /** SHA-256 of method, path and body: the same key with another request is refused. */
+  request_hash: string;
+  status: IdempotencyStatus;
+  response_status: number | null;
+  response_body: string | null;
+  created_at: string;
+  /** A `running` claim older than this was left by a crashed process and may be taken over. */
+  locked_until: string;
+  expires_at: string;
+}
+
 export interface Database {
   worker_models: WorkerModelsTable;
+  idempotency_keys: IdempotencyKeysTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   jobs: JobsTable;

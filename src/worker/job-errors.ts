@@ -1,3 +1,4 @@
+import { scrubInternals } from '../domain/client-message.ts';
 import { PermanentJobError } from '../domain/permanent-job-error.ts';
 
 export { PermanentJobError };
@@ -15,8 +16,8 @@ export class JobTimeoutError extends Error {}
 /** The worker is shutting down: the attempt is handed back, not counted as a failure. */
 export class ShutdownError extends Error {}
 
-/** Readable reason for a job's errorMessage: the message, without stack or internal paths. */
+/** Readable reason for a job's errorMessage: the message, without stack, server paths or storage keys. */
 export function readableError(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
-  return message.replace(/\/[\w./-]*\/(data|tmp|work)\/[\w./-]*/g, '<file>').slice(0, 500) || 'unknown error';
+  return scrubInternals(message).slice(0, 500) || 'unknown error';
 }

@@ -57,7 +57,7 @@ export async function startTestServer(
     ...env,
   });
   // The migrated test schema is reused by the runtime (createRuntime migrates idempotently).
-  const rt = await createRuntime(config, { ...runtimeOptions, dbSchema: db?.schema });
+  const rt = await createRuntime(config, { ...runtimeOptions, dbSchema: db?.schema ?? runtimeOptions.dbSchema });
   const app = buildApp(rt, { logger: false, ...appOptions });
   await app.listen({ port, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${port}`;
