@@ -8,11 +8,20 @@ export interface EngineThreadData {
   executionProvider: 'cpu' | 'cuda';
   threads: number;
   highPassHz: number | undefined;
+  startup: 'mirror' | 'none';
+  guard: boolean;
   tools: FfmpegTools;
 }
 
 export type ToThread =
-  | { type: 'job'; id: number; inputPath: string; outputPath: string; format: AudioFormat }
+  | {
+      type: 'job';
+      id: number;
+      inputPath: string;
+      outputPath: string;
+      format: AudioFormat;
+      attenuationLimitDb: number | undefined;
+    }
   | { type: 'cancel'; id: number };
 
 export interface SerializedError {
@@ -24,7 +33,7 @@ export type FromThread =
   | { type: 'ready' }
   | { type: 'load-failed'; error: SerializedError }
   | { type: 'progress'; id: number; fraction: number }
-  | { type: 'done'; id: number; durationSeconds: number; channels: number }
+  | { type: 'done'; id: number; durationSeconds: number; channels: number; sampleRate: number }
   | { type: 'failed'; id: number; error: SerializedError };
 
 export function serializeError(err: unknown): SerializedError {

@@ -19,6 +19,8 @@ const loaded = Denoiser.load(data.modelDir, {
   executionProvider: data.executionProvider,
   threads: data.threads,
   highPassHz: data.highPassHz,
+  startup: data.startup,
+  guard: data.guard,
 });
 loaded.then(
   () => send({ type: 'ready' }),
@@ -40,6 +42,7 @@ port.on('message', (msg: ToThread) => {
         inputPath: msg.inputPath,
         outputPath: msg.outputPath,
         format: msg.format,
+        attenuationLimitDb: msg.attenuationLimitDb,
         tools: data.tools,
         signal: controller.signal,
         onProgress: (fraction) => {
@@ -50,7 +53,7 @@ port.on('message', (msg: ToThread) => {
           }
         },
       });
-      send({ type: 'done', id: msg.id, durationSeconds: result.durationSeconds, channels: result.channels });
+      send({ type: 'done', id: msg.id, ...result });
     } catch (err) {
       send({ type: 'failed', id: msg.id, error: serializeError(err) });
     } finally {

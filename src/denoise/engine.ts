@@ -13,6 +13,10 @@ export interface DenoiseEngineOptions {
   threads?: number;
   /** Infrasound high-pass cut-off on the output (Hz, default 35; 0 = off). See docs/denoise.md. */
   highPassHz?: number;
+  /** Start-up handling: 'mirror' (default) or 'none' (upstream's cold start, for comparisons). */
+  startup?: 'mirror' | 'none';
+  /** The clean-frame guard (default on; false for comparisons). */
+  guard?: boolean;
   tools?: FfmpegTools;
 }
 
@@ -20,6 +24,11 @@ export interface DenoiseJob {
   inputPath: string;
   outputPath: string;
   format: AudioFormat;
+  /**
+   * Most noise reduction allowed, dB (e.g. 12: noise is lowered by at most 12 dB, the rest of the
+   * recording's ambience stays). Undefined or 0: no limit.
+   */
+  attenuationLimitDb?: number;
   /** Fraction done in [0, 1]. */
   onProgress?: (fraction: number) => void;
   signal?: AbortSignal;
@@ -30,6 +39,8 @@ export interface DenoiseResult {
   durationSeconds: number;
   /** Channels of the output: 1 for mono input, 2 otherwise. */
   channels: number;
+  /** Sample rate of the output: the input's (at most the model's 48 kHz). */
+  sampleRate: number;
 }
 
 interface Pending {
@@ -58,6 +69,8 @@ export class DenoiseEngine {
         executionProvider: opts.executionProvider ?? 'cpu',
         threads: opts.threads ?? 0,
         highPassHz: opts.highPassHz,
+        startup: opts.startup ?? 'mirror',
+        guard: opts.guard ?? true,
         tools: opts.tools ?? defaultTools,
       },
     });
@@ -78,8 +91,9 @@ export class DenoiseEngine {
         if (msg.type === 'progress') job.onProgress?.(msg.fraction);
         else {
           this.pending.delete(msg.id);
-          if (msg.type === 'done') job.resolve({ durationSeconds: msg.durationSeconds, channels: msg.channels });
-          else job.reject(deserializeError(msg.error));
+          if (msg.type === 'done') {
+            job.resolve({ durationSeconds: msg.durationSeconds, channels: msg.channels, sampleRate: msg.sampleRate });
+          } else job.reject(deserializeError(msg.error));
         }
       }
     });
@@ -99,7 +113,7 @@ export class DenoiseEngine {
     return this.readyPromise;
   }
 
-  /** Cleans one file. Input: anything ffmpeg decodes; output: `format` at 48 kHz. */
+  /** Cleans one file. Input: anything ffmpeg decodes; output: `format` at the input's sample rate. */
   async denoiseFile(job: DenoiseJob): Promise<DenoiseResult> {
     if (this.closed) throw new Error('DenoiseEngine is closed');
     if (this.fatal) throw this.fatal;
@@ -110,7 +124,14 @@ export class DenoiseEngine {
     });
     const onAbort = () => this.post({ type: 'cancel', id });
     job.signal?.addEventListener('abort', onAbort, { once: true });
-    this.post({ type: 'job', id, inputPath: job.inputPath, outputPath: job.outputPath, format: job.format });
+    this.post({
+      type: 'job',
+      id,
+      inputPath: job.inputPath,
+      outputPath: job.outputPath,
+      format: job.format,
+      attenuationLimitDb: job.attenuationLimitDb,
+    });
     try {
       return await result;
     } finally {

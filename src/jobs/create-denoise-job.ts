@@ -17,6 +17,8 @@ export interface DenoiseInput {
 
 export interface DenoiseOptions {
   outputFormat: 'MP3' | 'WAV' | 'FLAC';
+  /** Most noise reduction allowed, dB; absent = no limit. */
+  attenuationLimitDb?: number;
 }
 
 /**
@@ -38,6 +40,7 @@ export async function createDenoiseJob(rt: Runtime, accountId: string, body: z.i
     declared: { durationSeconds: body.durationSeconds, fileSizeBytes: body.inputFileSize },
   };
   const options: DenoiseOptions = { outputFormat: body.outputFormat };
+  if (body.attenuationLimitDb) options.attenuationLimitDb = body.attenuationLimitDb;
   if (Math.abs(body.durationSeconds - input.durationSeconds) > 2) {
     rt.log.info(
       { jobId: id, declared: body.durationSeconds, measured: input.durationSeconds },

@@ -29,6 +29,7 @@ export function denoisedOutput(row: JobRow) {
 export function presentDenoiseJob(row: JobRow, siteUrl: string) {
   const input = denoiseInput(row);
   const output = denoisedOutput(row);
+  const options = denoiseOptions(row);
   return {
     id: row.id,
     jobId: row.id,
@@ -36,7 +37,8 @@ export function presentDenoiseJob(row: JobRow, siteUrl: string) {
     progress: row.progress,
     inputFileName: input.fileName,
     durationSeconds: input.durationSeconds,
-    outputFormat: denoiseOptions(row).outputFormat,
+    outputFormat: options.outputFormat,
+    attenuationLimitDb: options.attenuationLimitDb ?? null,
     outputFilePath: output?.key ?? null,
     downloadUrl: output ? `${siteUrl}${denoiseDownloadPath(row.id)}` : null,
     creditsCharged: row.credits_charged ?? 0,

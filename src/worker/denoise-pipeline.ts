@@ -9,20 +9,28 @@ import { PermanentJobError } from './job-errors.ts';
 
 /**
  * The inference stage of a denoise job: input from storage, DeepFilterNet3 (off the event loop, in
- * the engine's thread; progress 5-95 %), the cleaned file (48 kHz) to `jobs/<id>/denoised.<ext>`.
+ * the engine's thread; progress 5-95 %), the cleaned file (at the input's rate) to `jobs/<id>/denoised.<ext>`.
  * Claiming, retries, credit settlement and restart safety are the runner's (`run-job.ts`).
  */
 export async function denoiseStage(rt: Runtime, ctx: StageContext): Promise<StageOutcome> {
   const { job, workDir, signal } = ctx;
   if (!job.source_key) throw new PermanentJobError('the job has no input file');
   const input = denoiseInput(job);
-  const format = denoiseOptions(job).outputFormat.toLowerCase() as AudioFormat;
+  const options = denoiseOptions(job);
+  const format = options.outputFormat.toLowerCase() as AudioFormat;
   const inputPath = join(workDir, 'input');
   await rt.store.downloadToFile(job.source_key, inputPath);
   ctx.progress(5);
 
   const outputPath = join(workDir, `denoised.${format}`);
-  await rt.engines().denoise({ inputPath, outputPath, format, signal, onProgress: (f) => ctx.progress(5 + f * 90) });
+  await rt.engines().denoise({
+    inputPath,
+    outputPath,
+    format,
+    attenuationLimitDb: options.attenuationLimitDb,
+    signal,
+    onProgress: (f) => ctx.progress(5 + f * 90),
+  });
   if ((await stat(outputPath)).size === 0) throw new Error('the cleaned output is empty');
   ctx.progress(96);
 
