@@ -59,14 +59,6 @@ export function speechItems(): SpeechItem[] {
       path: sharedPath('audio', 'denoise-dev', 'clean_anechoic_44k.wav'),
     },
     {
-      name: 'fb48-freesound',
-      band: 'FB',
-      rate: 48_000,
-      length: 'long',
-      path: sharedPath('audio', 'denoise', 'clean_freesound_33711.wav'),
-      maxSeconds: 8,
-    },
-    {
       name: 'fb48-short',
       band: 'FB',
       rate: 48_000,
@@ -83,7 +75,7 @@ export function speechItems(): SpeechItem[] {
 }
 
 /** Drops the silence before the first speech, keeping 0.1 s of it. */
-function fromOnset(x: Float32Array, rate: number): Float32Array {
+export function fromOnset(x: Float32Array, rate: number): Float32Array {
   const f = Math.round(rate / 100);
   let max = 0;
   const e: number[] = [];

@@ -92,7 +92,8 @@ describe('DenoiseEngine (DeepFilterNet3, worker thread)', () => {
     expect(result.sampleRate).toBe(16000);
     const probe = await probeAudio(out);
     expect(probe.sampleRate).toBe(16000);
-    expect(probe.durationSeconds).toBeCloseTo(SECONDS, 1);
+    // MP3 adds its encoder delay and frame padding (576-sample frames at 16 kHz).
+    expect(Math.abs(probe.durationSeconds - SECONDS)).toBeLessThan(0.2);
     const at16 = async (p: string) =>
       (await decodeToPlanar(p, { sampleRate: 16000, channels: 1, durationSeconds: SECONDS })).channels[0];
     const ref = await at16(clean);

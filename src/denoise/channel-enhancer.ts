@@ -47,6 +47,28 @@ export interface ChannelDsp {
 const PASS_FROM_DB = 30;
 const PASS_FULL_DB = 34;
 
+/*
+ * Speech-loss guard. Where the model removes nearly everything from a frame that stands well above
+ * the recording's noise floor, it has most likely taken speech for noise (measured: the opening
+ * words of a talker over babble, removed by 40+ dB while they dominated the mix). There the input
+ * is mixed back so that the frame loses at most MAX_LOSS_DB. Frames near the floor (pauses, steady
+ * noise) are not limited. A loud noise burst is therefore lowered by at least MAX_LOSS_DB, not
+ * removed; the attenuation limit is the user's knob for more or less.
+ */
+const FLOOR_FRAMES = 50;
+const ABOVE_FLOOR_DB = 6;
+const MAX_LOSS_DB = 12;
+
+function cappedMix(y: Float32Array, level: Float32Array): number {
+  const [ein, floor] = level;
+  if (!(ein > floor * 10 ** (ABOVE_FLOOR_DB / 10))) return 0;
+  let eout = 0;
+  for (let i = 0; i < y.length; i++) eout += y[i] * y[i];
+  const kept = Math.sqrt(eout / ein);
+  const target = 10 ** (-MAX_LOSS_DB / 20);
+  return kept >= target ? 0 : (target - kept) / (1 - kept);
+}
+
 function passWeight(lsnr: Float32Array, r: number): number {
   let low = Infinity;
   for (let k = Math.max(0, r - 2); k <= Math.min(lsnr.length - 1, r + 2); k++) low = Math.min(low, lsnr[k]);
@@ -73,6 +95,11 @@ export class ChannelEnhancer {
   private readonly spec: FrameBuffer;
   private readonly erb: FrameBuffer;
   private readonly cplx: FrameBuffer;
+  /** Per frame: the noisy frame's energy and the noise floor below it (see cappedMix). */
+  private readonly level: FrameBuffer;
+  private readonly floorRing = new Float64Array(FLOOR_FRAMES);
+  private floorCount = 0;
+  private smoothedEnergy = 0;
   private readonly hopBuf: Float32Array;
   private hopFill = 0;
   private nextStart = 0;
@@ -113,6 +140,7 @@ export class ChannelEnhancer {
     this.spec = new FrameBuffer(2 * this.freqBins, rows);
     this.erb = new FrameBuffer(p.nbErb, rows);
     this.cplx = new FrameBuffer(2 * p.nbDf, rows);
+    this.level = new FrameBuffer(2, rows);
     this.hopBuf = new Float32Array(p.hopSize);
     this.delayLeft = p.fftSize - p.hopSize;
     const maxFrames = win.blockFrames + win.contextFrames + win.crossfadeFrames;
@@ -179,6 +207,18 @@ export class ChannelEnhancer {
     this.feed(x);
   }
 
+  /** Frame energy, and a minimum-statistics noise floor: the least smoothed energy of the last 0.5 s. */
+  private trackLevel(spec: Float32Array, out: Float32Array): void {
+    let e = 0;
+    for (let i = 0; i < spec.length; i++) e += spec[i] * spec[i];
+    this.smoothedEnergy = this.floorCount === 0 ? e : 0.7 * this.smoothedEnergy + 0.3 * e;
+    this.floorRing[this.floorCount++ % FLOOR_FRAMES] = this.smoothedEnergy;
+    let floor = Infinity;
+    for (let k = 0; k < Math.min(this.floorCount, FLOOR_FRAMES); k++) floor = Math.min(floor, this.floorRing[k]);
+    out[0] = e;
+    out[1] = floor;
+  }
+
   private feed(samples: Float32Array): void {
     let i = 0;
     while (i < samples.length) {
@@ -191,6 +231,7 @@ export class ChannelEnhancer {
         const spec = this.spec.push();
         this.analyzer.analyze(this.hopBuf, spec);
         this.features.extract(spec, this.erb.push(), this.cplx.push());
+        this.trackLevel(spec, this.level.push());
       }
     }
   }
@@ -238,7 +279,9 @@ export class ChannelEnhancer {
       );
       const x = noisy(j);
       // The guard's weight and the attenuation limit's combine: the larger share of the input wins.
-      const mix = Math.max(this.noisyMix, this.dsp.guard ? passWeight(lsnr, r) : 0);
+      let mix = Math.max(this.noisyMix, this.dsp.guard ? passWeight(lsnr, r) : 0);
+      const level = this.level.row(j);
+      if (this.dsp.guard && x && level) mix = Math.max(mix, cappedMix(y, level));
       if (mix > 0 && x) for (let i = 0; i < y.length; i++) y[i] = y[i] * (1 - mix) + x[i] * mix;
       const lowCut = this.dsp.lowCut;
       for (let k = 0; k < lowCut.length; k++) {
@@ -259,6 +302,7 @@ export class ChannelEnhancer {
     this.spec.dropBefore(keepFrom);
     this.erb.dropBefore(keepFrom);
     this.cplx.dropBefore(keepFrom);
+    this.level.dropBefore(keepFrom);
   }
 
   private emit(spec: Float32Array): void {
