@@ -6,7 +6,7 @@
  * and GTCRN (16 kHz; resampled there and back) in the same run: SI-SDR gain over the whole file and
  * over its first second, and STOI. Then the real-time factor and memory on a long input.
  *
- *   node bin/run-ts.mjs bench/denoise.ts [--ablations [--no-high-pass]] [--per-file] [--long-minutes 30] [--skip-long]
+ *   node bin/run-ts.mjs bench/denoise.ts [--ablations [--no-high-pass]] [--per-file] [--long-minutes 30] [--skip-long | --skip-set]
  *
  * --ablations adds ours with upstream's cold start (no mirrored warm-up), and with --no-high-pass
  * also ours without the 35 Hz high-pass.
@@ -33,6 +33,7 @@ const { values } = parseArgs({
     ablations: { type: 'boolean', default: false },
     'per-file': { type: 'boolean', default: false },
     'no-high-pass': { type: 'boolean', default: false },
+    'skip-set': { type: 'boolean', default: false },
   },
 });
 const longMinutes = Number(values['long-minutes']);
@@ -86,7 +87,7 @@ function firstSecond(ref: Float32Array, est: Float32Array, rate: number): number
 }
 
 try {
-  const cases = await buildEvalSet(work);
+  const cases = values['skip-set'] ? [] : await buildEvalSet(work);
   const gtcrn = await Gtcrn.load(sharedPath('models', 'gtcrn', 'gtcrn_simple.onnx'));
   const systems: System[] = [
     { name: 'noisy', run: async (c) => c.noisy },
@@ -105,6 +106,7 @@ try {
     if (values['no-high-pass']) systems.push(ours('ours, no 35 Hz high-pass', { highPassHz: 0 }));
   }
   await Promise.all(engines.map((e) => e.ready()));
+  if (cases.length === 0) systems.length = 0;
   const scores: Score[] = [];
   const names = systems.map((s) => s.name);
   if (values['per-file']) {
@@ -135,87 +137,90 @@ try {
     }
   }
   await gtcrn.close();
-  const pick = (pred: (s: Score) => boolean, system: string) => scores.filter((s) => s.system === system && pred(s));
-  const noisyOf = new Map(scores.filter((s) => s.system === 'noisy').map((s) => [s.c, s]));
-  const gain = (s: Score) => s.whole - noisyOf.get(s.c)!.whole;
-  const gainFirst = (s: Score) => s.first - noisyOf.get(s.c)!.first;
-  const cpu = cpus()[0]?.model ?? 'cpu';
-  console.log(`machine: ${cpus().length} x ${cpu} (shared with other engineers' work), node ${process.version}`);
-  console.log(
-    `set: ${cases.length} files (${cases.filter((c) => c.snr !== null).length} noisy, ${cases.filter((c) => c.snr === null).length} clean)`,
-  );
-
-  console.log(
-    '\n# Mean SI-SDR gain (dB) over the input, whole file / first second; mean STOI (noisy STOI in the first column)',
-  );
-  console.log(
-    `| group | files | noisy STOI | ${names
-      .slice(1)
-      .map((n) => `${n}: gain / 1st s / STOI`)
-      .join(' | ')} |`,
-  );
-  console.log(
-    `|---|---:|---:|${names
-      .slice(1)
-      .map(() => '---:')
-      .join('|')}|`,
-  );
-  const groups: [string, (s: Score) => boolean][] = [];
-  for (const band of ['NB', 'FB'])
-    for (const [label, lo, hi] of [
-      ['0-5 dB', 0, 5],
-      ['10-15 dB', 10, 15],
-    ] as const)
-      groups.push([
-        `${band} ${label}`,
-        (s) => s.c.item.band === band && s.c.snr !== null && s.c.snr >= lo && s.c.snr <= hi,
-      ]);
-  for (const noise of NOISES) groups.push([`noise: ${noise}`, (s) => s.c.noise === noise]);
-  for (const len of ['short', 'long'])
-    groups.push([`${len} utterances`, (s) => s.c.snr !== null && s.c.item.length === len]);
-  groups.push(['all noisy', (s) => s.c.snr !== null]);
-  for (const [label, pred] of groups) {
-    const base = pick(pred, 'noisy');
-    const cells = names.slice(1).map((n) => {
-      const g = pick(pred, n);
-      return `${fmt(mean(g.map(gain)))} / ${fmt(mean(g.map(gainFirst)))} / ${fmt(mean(g.map((s) => s.stoi)), 3)}`;
-    });
-    console.log(`| ${label} | ${base.length} | ${fmt(mean(base.map((s) => s.stoi)), 3)} | ${cells.join(' | ')} |`);
-  }
-
-  console.log('\n# Worst file (dB gain over the input; noisy files)');
-  console.log(
-    '| system | worst whole-file gain | worst first-second gain | files worse than input by > 0.5 dB (whole / first s) |',
-  );
-  console.log('|---|---:|---:|---:|');
-  for (const n of names.slice(1)) {
-    const g = pick((s) => s.c.snr !== null, n);
-    const worst = g.reduce((a, b) => (gain(a) < gain(b) ? a : b));
-    const worstFirst = g.reduce((a, b) => (gainFirst(a) < gainFirst(b) ? a : b));
+  if (cases.length > 0) printTables();
+  function printTables() {
+    const pick = (pred: (s: Score) => boolean, system: string) => scores.filter((s) => s.system === system && pred(s));
+    const noisyOf = new Map(scores.filter((s) => s.system === 'noisy').map((s) => [s.c, s]));
+    const gain = (s: Score) => s.whole - noisyOf.get(s.c)!.whole;
+    const gainFirst = (s: Score) => s.first - noisyOf.get(s.c)!.first;
+    const cpu = cpus()[0]?.model ?? 'cpu';
+    console.log(`machine: ${cpus().length} x ${cpu} (shared with other engineers' work), node ${process.version}`);
     console.log(
-      `| ${n} | ${fmt(gain(worst))} (${worst.c.name}) | ${fmt(gainFirst(worstFirst))} (${worstFirst.c.name}) | ${g.filter((s) => gain(s) < -0.5).length} / ${g.filter((s) => gainFirst(s) < -0.5).length} |`,
+      `set: ${cases.length} files (${cases.filter((c) => c.snr !== null).length} noisy, ${cases.filter((c) => c.snr === null).length} clean)`,
+    );
+
+    console.log(
+      '\n# Mean SI-SDR gain (dB) over the input, whole file / first second; mean STOI (noisy STOI in the first column)',
+    );
+    console.log(
+      `| group | files | noisy STOI | ${names
+        .slice(1)
+        .map((n) => `${n}: gain / 1st s / STOI`)
+        .join(' | ')} |`,
+    );
+    console.log(
+      `|---|---:|---:|${names
+        .slice(1)
+        .map(() => '---:')
+        .join('|')}|`,
+    );
+    const groups: [string, (s: Score) => boolean][] = [];
+    for (const band of ['NB', 'FB'])
+      for (const [label, lo, hi] of [
+        ['0-5 dB', 0, 5],
+        ['10-15 dB', 10, 15],
+      ] as const)
+        groups.push([
+          `${band} ${label}`,
+          (s) => s.c.item.band === band && s.c.snr !== null && s.c.snr >= lo && s.c.snr <= hi,
+        ]);
+    for (const noise of NOISES) groups.push([`noise: ${noise}`, (s) => s.c.noise === noise]);
+    for (const len of ['short', 'long'])
+      groups.push([`${len} utterances`, (s) => s.c.snr !== null && s.c.item.length === len]);
+    groups.push(['all noisy', (s) => s.c.snr !== null]);
+    for (const [label, pred] of groups) {
+      const base = pick(pred, 'noisy');
+      const cells = names.slice(1).map((n) => {
+        const g = pick(pred, n);
+        return `${fmt(mean(g.map(gain)))} / ${fmt(mean(g.map(gainFirst)))} / ${fmt(mean(g.map((s) => s.stoi)), 3)}`;
+      });
+      console.log(`| ${label} | ${base.length} | ${fmt(mean(base.map((s) => s.stoi)), 3)} | ${cells.join(' | ')} |`);
+    }
+
+    console.log('\n# Worst file (dB gain over the input; noisy files)');
+    console.log(
+      '| system | worst whole-file gain | worst first-second gain | files worse than input by > 0.5 dB (whole / first s) |',
+    );
+    console.log('|---|---:|---:|---:|');
+    for (const n of names.slice(1)) {
+      const g = pick((s) => s.c.snr !== null, n);
+      const worst = g.reduce((a, b) => (gain(a) < gain(b) ? a : b));
+      const worstFirst = g.reduce((a, b) => (gainFirst(a) < gainFirst(b) ? a : b));
+      console.log(
+        `| ${n} | ${fmt(gain(worst))} (${worst.c.name}) | ${fmt(gainFirst(worstFirst))} (${worstFirst.c.name}) | ${g.filter((s) => gain(s) < -0.5).length} / ${g.filter((s) => gainFirst(s) < -0.5).length} |`,
+      );
+    }
+
+    console.log('\n# Clean speech passthrough: SI-SDR (dB) of the output against the input, whole / first second');
+    console.log(`| clean input | ${names.slice(1).join(' | ')} |`);
+    console.log(
+      `|---|${names
+        .slice(1)
+        .map(() => '---:')
+        .join('|')}|`,
+    );
+    for (const c of cases.filter((x) => x.snr === null)) {
+      const cells = names.slice(1).map((n) => {
+        const s = scores.find((x) => x.system === n && x.c === c)!;
+        return `${fmt(s.whole)} / ${fmt(s.first)}`;
+      });
+      console.log(`| ${c.item.name} (${c.rate} Hz, ${fmt(c.noisy.length / c.rate, 1)} s) | ${cells.join(' | ')} |`);
+    }
+
+    console.log(
+      `\nours over the set: ${fmt(oursAudio, 1)} s of audio in ${fmt(oursSeconds, 1)} s (RTF ${fmt(oursSeconds / oursAudio, 3)}, file overheads included)`,
     );
   }
-
-  console.log('\n# Clean speech passthrough: SI-SDR (dB) of the output against the input, whole / first second');
-  console.log(`| clean input | ${names.slice(1).join(' | ')} |`);
-  console.log(
-    `|---|${names
-      .slice(1)
-      .map(() => '---:')
-      .join('|')}|`,
-  );
-  for (const c of cases.filter((x) => x.snr === null)) {
-    const cells = names.slice(1).map((n) => {
-      const s = scores.find((x) => x.system === n && x.c === c)!;
-      return `${fmt(s.whole)} / ${fmt(s.first)}`;
-    });
-    console.log(`| ${c.item.name} (${c.rate} Hz, ${fmt(c.noisy.length / c.rate, 1)} s) | ${cells.join(' | ')} |`);
-  }
-
-  console.log(
-    `\nours over the set: ${fmt(oursAudio, 1)} s of audio in ${fmt(oursSeconds, 1)} s (RTF ${fmt(oursSeconds / oursAudio, 3)}, file overheads included)`,
-  );
 
   if (!values['skip-long']) {
     const long = join(work, `long-${longMinutes}min.flac`);
