@@ -8,8 +8,12 @@ export async function readMono48(path: string): Promise<Float32Array> {
   return (await decodeToPlanar(path, { sampleRate: 48_000, channels: 1 })).channels[0];
 }
 
-export async function writeWav(path: string, x: Float32Array): Promise<void> {
-  const enc = new AudioEncoder(path, 'wav', { sampleRate: 48_000, channels: 1, limiter: false });
+export async function readMono(path: string, sampleRate: number): Promise<Float32Array> {
+  return (await decodeToPlanar(path, { sampleRate, channels: 1, resampler: 'soxr' })).channels[0];
+}
+
+export async function writeWav(path: string, x: Float32Array, sampleRate = 48_000): Promise<void> {
+  const enc = new AudioEncoder(path, 'wav', { sampleRate, channels: 1, limiter: false });
   await enc.write(x);
   await enc.end();
 }
@@ -71,4 +75,34 @@ export async function buildMixes(
     }
   }
   return cases;
+}
+
+/**
+ * Band-limited resampling in process (windowed sinc, 24 zero crossings, Hann window, cut-off at
+ * 0.95 of the lower Nyquist frequency), for the benchmark's many conversions: spawning ffmpeg for
+ * each one dominated its run time on a loaded machine. Not for the product (which uses soxr).
+ */
+export function resampleSinc(x: Float32Array, from: number, to: number): Float32Array {
+  if (from === to) return x;
+  const ratio = to / from;
+  const fc = 0.95 * Math.min(1, ratio);
+  const zeros = 24;
+  const half = zeros / fc;
+  const n = Math.round(x.length * ratio);
+  const y = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    const t = i / ratio;
+    const lo = Math.max(0, Math.ceil(t - half));
+    const hi = Math.min(x.length - 1, Math.floor(t + half));
+    let acc = 0;
+    for (let k = lo; k <= hi; k++) {
+      const d = t - k;
+      const a = Math.PI * fc * d;
+      const sinc = d === 0 ? 1 : Math.sin(a) / a;
+      const w = 0.5 + 0.5 * Math.cos((Math.PI * d) / half);
+      acc += x[k] * fc * sinc * w;
+    }
+    y[i] = acc;
+  }
+  return y;
 }

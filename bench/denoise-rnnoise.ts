@@ -19,9 +19,13 @@ interface RnnoiseModule {
 
 export const RNNOISE_DELAY = 480;
 
+// One WASM instance for the whole run (a state per call): instantiating it per file was slow.
+let modulePromise: Promise<RnnoiseModule> | undefined;
+
 /** Denoises a mono 48 kHz signal in [-1, 1]; the result has the input's length and alignment. */
 export async function rnnoise(x: Float32Array): Promise<Float32Array> {
-  const m = (await (createRnnoise as unknown as () => Promise<RnnoiseModule>)()) as RnnoiseModule;
+  modulePromise ??= (createRnnoise as unknown as () => Promise<RnnoiseModule>)();
+  const m = await modulePromise;
   const frame = m._rnnoise_get_frame_size();
   const state = m._rnnoise_create(0);
   const inPtr = m._malloc(frame * 4);

@@ -110,4 +110,36 @@ describe('denoise jobs end to end (real DeepFilterNet3)', () => {
     expect(gone.status).toBe(410);
     expect(((await gone.json()) as any).error.code).toBe('OUTPUT_EXPIRED');
   }, 300_000);
+
+  test('an attenuation limit reaches the engine: the result keeps more of the input', async () => {
+    const form = new FormData();
+    form.append('file', new Blob([await readFile(noisyPath)]), 'limited.wav');
+    const uploaded: any = await (await s.api('/v1/files/upload', { key: user.key, method: 'POST', body: form })).json();
+    const outputs: Float32Array[] = [];
+    for (const attenuationLimitDb of [undefined, 6]) {
+      const created: any = await (
+        await s.api('/v1/denoise-jobs', {
+          key: user.key,
+          method: 'POST',
+          json: {
+            inputFileName: 'limited.wav',
+            inputFilePath: uploaded.uploadKey,
+            inputFileSize: uploaded.fileSizeBytes,
+            durationSeconds: 6,
+            outputFormat: 'WAV',
+            attenuationLimitDb,
+          },
+        })
+      ).json();
+      const { job } = await waitForJob(s, user.key, `/v1/denoise-jobs/${created.jobId}`, 240_000);
+      expect(job.status).toBe('COMPLETED');
+      const res = await s.api(job.downloadUrl, { key: user.key });
+      const path = join(s.dataDir, `limited-${attenuationLimitDb ?? 'none'}.wav`);
+      await writeFile(path, Buffer.from(await res.arrayBuffer()));
+      outputs.push((await decodeToPlanar(path, { sampleRate: 48_000, channels: 1 })).channels[0]);
+    }
+    const noisy = (await decodeToPlanar(noisyPath, { sampleRate: 48_000, channels: 1 })).channels[0];
+    // With a 6 dB limit the input is mixed back at half its amplitude: much closer to it.
+    expect(siSdr(noisy, outputs[1])).toBeGreaterThan(siSdr(noisy, outputs[0]) + 3);
+  }, 300_000);
 });

@@ -215,6 +215,7 @@ describe.each(['sqlite', 'postgres'] as const)(
         inputFileName: 'interview.wav',
         durationSeconds: 6,
         outputFormat: 'MP3',
+        attenuationLimitDb: null,
         outputFilePath: null,
         downloadUrl: null,
         creditsCharged: 0,
@@ -231,6 +232,26 @@ describe.each(['sqlite', 'postgres'] as const)(
       expect(await errorOf(early)).toMatchObject({ code: 'JOB_NOT_COMPLETED', jobStatus: 'PENDING' });
     });
 
+    test('an attenuation limit is stored with the job for the worker and shown on the job', async () => {
+      // Its own account, so that the paging test below still counts only its own jobs.
+      const other = await s.newAccount(300);
+      const up: any = await (await upload(form(['file', clip, 'limit.wav']), other.key)).json();
+      const job = { ...validJob(), inputFilePath: up.uploadKey };
+      const body: any = await (await create({ ...job, attenuationLimitDb: 12 }, other.key)).json();
+      const detail: any = await (await s.api(`/v1/denoise-jobs/${body.jobId}`, { key: other.key })).json();
+      expect(detail.attenuationLimitDb).toBe(12);
+      const row = await s.rt.db
+        .selectFrom('jobs')
+        .select('options_json')
+        .where('id', '=', body.jobId)
+        .executeTakeFirstOrThrow();
+      expect(JSON.parse(row.options_json)).toMatchObject({ attenuationLimitDb: 12 });
+      // 0 means "no limit", as upstream's atten_lim_db.
+      const none: any = await (await create({ ...job, attenuationLimitDb: 0 }, other.key)).json();
+      const d0: any = await (await s.api(`/v1/denoise-jobs/${none.jobId}`, { key: other.key })).json();
+      expect(d0.attenuationLimitDb).toBeNull();
+    });
+
     test('validation errors name the field; an unknown upload key is UPLOAD_NOT_FOUND', async () => {
       const cases: Array<[unknown, string]> = [
         [{ ...validJob(), inputFileName: undefined }, 'inputFileName'],
@@ -239,6 +260,9 @@ describe.each(['sqlite', 'postgres'] as const)(
         [{ ...validJob(), durationSeconds: 'six' }, 'durationSeconds'],
         [{ ...validJob(), durationSeconds: 6.5 }, 'durationSeconds'],
         [{ ...validJob(), outputFormat: 'OGG' }, 'outputFormat'],
+        [{ ...validJob(), attenuationLimitDb: -3 }, 'attenuationLimitDb'],
+        [{ ...validJob(), attenuationLimitDb: 'much' }, 'attenuationLimitDb'],
+        [{ ...validJob(), attenuationLimitDb: 101 }, 'attenuationLimitDb'],
       ];
       for (const [json, field] of cases) {
         const res = await create(json);

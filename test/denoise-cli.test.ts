@@ -47,13 +47,22 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('stemforge denoise', () => {
   it('cleans a file end to end, format from the extension, with progress on stderr', async () => {
     const out = join(dir, 'out.flac');
-    const r = await stemforge(['denoise', join(dir, 'in.wav'), '-o', out, '--model-dir', sharedPath('models', 'dfn3')]);
+    const r = await stemforge([
+      'denoise',
+      join(dir, 'in.wav'),
+      '-o',
+      out,
+      '--attenuation-limit',
+      '12',
+      '--model-dir',
+      sharedPath('models', 'dfn3'),
+    ]);
     expect(r.stderr).toContain('denoise: 100%');
     expect(r.stderr).toContain(`wrote ${out}`);
     expect(r.code).toBe(0);
     const probe = await probeAudio(out);
     expect(probe.codec).toBe('flac');
-    expect(probe.sampleRate).toBe(48000);
+    expect(probe.sampleRate).toBe(44100); // the input's rate
     expect(probe.durationSeconds).toBeCloseTo(3, 1);
   });
 
@@ -72,5 +81,10 @@ describe('stemforge denoise', () => {
     const r = await stemforge(['denoise', join(dir, 'in.wav'), '-o', join(dir, 'x.ogg')]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--format');
+    for (const bad of ['-3', 'lots', '']) {
+      const l = await stemforge(['denoise', join(dir, 'in.wav'), '-o', join(dir, 'x.mp3'), '--attenuation-limit', bad]);
+      expect(l.code).toBe(2);
+      expect(l.stderr).toContain('--attenuation-limit');
+    }
   });
 });

@@ -74,12 +74,30 @@ describe('DenoiseEngine (DeepFilterNet3, worker thread)', () => {
     expect(result.channels).toBe(2);
     const probe = await probeAudio(out);
     expect(probe.channels).toBe(2);
-    expect(probe.sampleRate).toBe(48000);
+    // The input's own rate comes back (resampled 44.1 -> 48 -> 44.1 kHz with soxr inside).
+    expect(probe.sampleRate).toBe(44100);
+    expect(result.sampleRate).toBe(44100);
     expect(probe.durationSeconds).toBeCloseTo(SECONDS, 1);
     const ref = await mono48(clean);
     expect(siSdr(ref, await mono48(out, 1)) - siSdr(ref, await mono48(join(dir, 'noisy.wav')))).toBeGreaterThan(8);
     // Clean speech through the engine (resampled 48k -> 44.1k -> 48k on the way): nearly unchanged.
     expect(siSdr(ref, await mono48(out, 2))).toBeGreaterThan(20);
+  });
+
+  it('writes a 16 kHz input back at 16 kHz, of the same length, cleaned', async () => {
+    const nb = join(dir, 'nb.wav');
+    ffmpeg('-i', join(dir, 'noisy.wav'), '-ar', '16000', nb);
+    const out = join(dir, 'nb-out.mp3');
+    const result = await engine.denoiseFile({ inputPath: nb, outputPath: out, format: 'mp3' });
+    expect(result.sampleRate).toBe(16000);
+    const probe = await probeAudio(out);
+    expect(probe.sampleRate).toBe(16000);
+    // MP3 adds its encoder delay and frame padding (576-sample frames at 16 kHz).
+    expect(Math.abs(probe.durationSeconds - SECONDS)).toBeLessThan(0.2);
+    const at16 = async (p: string) =>
+      (await decodeToPlanar(p, { sampleRate: 16000, channels: 1, durationSeconds: SECONDS })).channels[0];
+    const ref = await at16(clean);
+    expect(siSdr(ref, await at16(out)) - siSdr(ref, await at16(nb))).toBeGreaterThan(8);
   });
 
   it('cancels through an AbortSignal and removes the partial output', async () => {

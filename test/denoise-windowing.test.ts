@@ -10,7 +10,7 @@ let noisy: Float32Array;
 let clean: Float32Array;
 
 async function enhance(x: Float32Array, windowing: WindowingOptions, chunk: number): Promise<Float32Array> {
-  const ch = denoiser.channel(windowing);
+  const ch = denoiser.channel({ windowing });
   const parts: Float32Array[] = [];
   for (let i = 0; i < x.length; i += chunk) parts.push(await ch.push(x.subarray(i, i + chunk)));
   parts.push(await ch.finish());

@@ -15,6 +15,8 @@ export interface DecodeOptions {
   maxFrames?: number;
   tools?: FfmpegTools;
   signal?: AbortSignal;
+  /** 'soxr': resample with libsoxr (high quality) instead of ffmpeg's default swr. */
+  resampler?: 'soxr';
 }
 
 /**
@@ -31,6 +33,7 @@ export async function* decodeAudio(path: string, opts: DecodeOptions = {}): Asyn
   if (opts.startSeconds) args.push('-ss', String(opts.startSeconds));
   args.push('-i', path, '-vn', '-sn', '-dn');
   if (opts.durationSeconds !== undefined) args.push('-t', String(opts.durationSeconds));
+  if (opts.resampler === 'soxr') args.push('-af', `aresample=${sampleRate}:resampler=soxr`);
   args.push('-f', 'f32le', '-acodec', 'pcm_f32le', '-ac', String(channels), '-ar', String(sampleRate), 'pipe:1');
   const child = spawn(tools.ffmpegPath, args, { stdio: ['ignore', 'pipe', 'pipe'], signal: opts.signal });
   let stderr = '';

@@ -21,6 +21,8 @@ export interface EncoderOptions {
    * Below the ceiling the signal passes unchanged. On by default.
    */
   limiter?: boolean;
+  /** Rate of the written file when it differs from the input's `sampleRate`: resampled with libsoxr. */
+  outputSampleRate?: number;
 }
 
 const CODEC_ARGS: Record<AudioFormat, string[]> = {
@@ -45,8 +47,11 @@ export class AudioEncoder {
     const sampleRate = opts.sampleRate ?? ENGINE_SAMPLE_RATE;
     const channels = opts.channels ?? ENGINE_CHANNELS;
     // latency=1: without it alimiter delays the output by its 5 ms look-ahead and drops the last 5 ms.
-    const filters =
-      opts.limiter === false ? [] : ['-af', 'alimiter=limit=0.966:attack=5:release=50:level=disabled:latency=1'];
+    const chain: string[] = [];
+    if (opts.outputSampleRate && opts.outputSampleRate !== sampleRate)
+      chain.push(`aresample=${opts.outputSampleRate}:resampler=soxr`);
+    if (opts.limiter !== false) chain.push('alimiter=limit=0.966:attack=5:release=50:level=disabled:latency=1');
+    const filters = chain.length > 0 ? ['-af', chain.join(',')] : [];
     const args = [
       '-nostdin',
       '-v',

@@ -7,7 +7,8 @@ import { DFN3_FILES } from '../denoise/model-files.ts';
 import { parseCommandArgs, UsageError } from './args.ts';
 import { ProgressBar } from './progress.ts';
 
-const USAGE = 'stemforge denoise <input> -o <output> [--format mp3|wav|flac] [--model-dir DIR]';
+const USAGE =
+  'stemforge denoise <input> -o <output> [--format mp3|wav|flac] [--attenuation-limit DB] [--model-dir DIR]';
 const FORMATS: readonly AudioFormat[] = ['mp3', 'wav', 'flac'];
 
 /** `stemforge denoise`: cleans noise out of speech in one file, offline, with DeepFilterNet3. */
@@ -18,6 +19,7 @@ export async function run(args: string[]): Promise<number> {
       output: { type: 'string', short: 'o' },
       format: { type: 'string', short: 'f' },
       'model-dir': { type: 'string' },
+      'attenuation-limit': { type: 'string' },
     },
     USAGE,
   );
@@ -26,6 +28,7 @@ export async function run(args: string[]): Promise<number> {
   const input = resolve(positionals[0]);
   const output = resolve(values.output);
   const format = pickFormat(values.format, output);
+  const attenuationLimitDb = pickLimit(values['attenuation-limit']);
   if (!existsSync(input) || !statSync(input).isFile()) throw new Error(`input not found: ${input}`);
   if (!existsSync(dirname(output))) throw new Error(`output folder does not exist: ${dirname(output)}`);
 
@@ -56,6 +59,7 @@ export async function run(args: string[]): Promise<number> {
       inputPath: input,
       outputPath: output,
       format,
+      attenuationLimitDb,
       signal: controller.signal,
       onProgress: (f) => bar.update(f),
     });
@@ -71,6 +75,15 @@ export async function run(args: string[]): Promise<number> {
     process.off('SIGINT', onSigint);
     await engine.close();
   }
+}
+
+/** `--attenuation-limit 12`: noise lowered by at most 12 dB; 0 or absent = no limit. */
+function pickLimit(flag: string | undefined): number | undefined {
+  if (flag === undefined) return undefined;
+  const db = Number(flag);
+  if (flag.trim() === '' || !Number.isFinite(db) || db < 0 || db > 100)
+    throw new UsageError(`--attenuation-limit must be a number of dB from 0 to 100\nusage: ${USAGE}`);
+  return db === 0 ? undefined : db;
 }
 
 function pickFormat(flag: string | undefined, output: string): AudioFormat {

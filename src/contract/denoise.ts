@@ -12,6 +12,11 @@ export const CreateDenoiseJobRequest = z.object({
   inputFileSize: z.number().int().min(0),
   durationSeconds: z.number().int().min(0),
   outputFormat: OutputFormat.default('MP3'),
+  /**
+   * Most noise reduction allowed, in dB: noise is lowered by at most this much, so some of the
+   * recording's ambience stays (e.g. 6-20). Omitted or 0: no limit (full cleaning).
+   */
+  attenuationLimitDb: z.number().min(0).max(100).optional(),
   /** Denoise jobs emit no events (docs/webhooks.md), so a callback could never be called: refused, not ignored. */
   callbackUrl: z
     .never({ error: 'denoise jobs send no events; poll GET /denoise-jobs/{id} instead' })
@@ -43,6 +48,8 @@ export const DenoiseJob = z
     inputFileName: z.string(),
     durationSeconds: z.number().int(),
     outputFormat: OutputFormat,
+    /** The attenuation limit asked for at creation (dB); null = none. */
+    attenuationLimitDb: z.number().nullable(),
     /** Blob-storage key of the cleaned file (`jobs/<id>/denoised.<ext>`); null until COMPLETED. */
     outputFilePath: z.string().nullable(),
     /** `{site}/api/files/download-denoise/<id>` (Bearer auth); null until COMPLETED. */

@@ -30,6 +30,58 @@ export interface ChannelDsp {
   alpha: number;
   /** Gains of the lowest bins for the infrasound high-pass (see denoiser.ts); empty = off. */
   lowCut: Float32Array;
+  /** Samples of the opening used for the start-up (mirrored warm-up, state init); 0 = upstream's cold start. */
+  startupSamples: number;
+  /** Clean-frame guard (see passWeight); false = the model's output everywhere. */
+  guard: boolean;
+}
+
+/*
+ * Clean-frame guard. The encoder also estimates each frame's local SNR (lsnr, clamped by the model
+ * to [-15, 35] dB). Where it judges a frame clean, any change the filter makes can only remove
+ * speech, so there the noisy frame is returned: libDF's real-time path does the same with a hard
+ * switch (no processing above 30 dB, `max_db_erb_thresh`). We ramp the input's weight from 0 at
+ * 30 dB to 1 at 34 dB, on the lowest lsnr of the frame and its two neighbours on each side, so a
+ * frame next to a noisy one is never passed through and the switching cannot click.
+ */
+const PASS_FROM_DB = 30;
+const PASS_FULL_DB = 34;
+
+/*
+ * Speech-loss guard. Where the model removes nearly everything from a frame that stands well above
+ * the recording's noise floor, it has most likely taken speech for noise (measured: the opening
+ * words of a talker over babble, removed by 40+ dB while they dominated the mix). There the input
+ * is mixed back so that the frame loses at most MAX_LOSS_DB. Frames near the floor (pauses, steady
+ * noise) are not limited. A loud noise burst is therefore lowered by at least MAX_LOSS_DB, not
+ * removed; the attenuation limit is the user's knob for more or less.
+ */
+const FLOOR_FRAMES = 50;
+const ABOVE_FLOOR_DB = 6;
+const MAX_LOSS_DB = 12;
+
+function cappedMix(y: Float32Array, level: Float32Array): number {
+  const [ein, floor] = level;
+  if (!(ein > floor * 10 ** (ABOVE_FLOOR_DB / 10))) return 0;
+  let eout = 0;
+  for (let i = 0; i < y.length; i++) eout += y[i] * y[i];
+  const kept = Math.sqrt(eout / ein);
+  const target = 10 ** (-MAX_LOSS_DB / 20);
+  return kept >= target ? 0 : (target - kept) / (1 - kept);
+}
+
+function passWeight(lsnr: Float32Array, r: number): number {
+  let low = Infinity;
+  for (let k = Math.max(0, r - 2); k <= Math.min(lsnr.length - 1, r + 2); k++) low = Math.min(low, lsnr[k]);
+  return Math.min(1, Math.max(0, (low - PASS_FROM_DB) / (PASS_FULL_DB - PASS_FROM_DB)));
+}
+
+export interface ChannelOptions {
+  windowing?: WindowingOptions;
+  /**
+   * Most noise reduction allowed, dB (upstream's `atten_lim_db`): the enhanced spectrum is blended
+   * with the noisy one as enh * (1 - l) + noisy * l, l = 10^(-dB/20). Undefined or 0 = no limit.
+   */
+  attenuationLimitDb?: number;
 }
 
 /** Enhances one channel of 48 kHz audio, streaming: output samples line up with input samples. */
@@ -43,6 +95,11 @@ export class ChannelEnhancer {
   private readonly spec: FrameBuffer;
   private readonly erb: FrameBuffer;
   private readonly cplx: FrameBuffer;
+  /** Per frame: the noisy frame's energy and the noise floor below it (see cappedMix). */
+  private readonly level: FrameBuffer;
+  private readonly floorRing = new Float64Array(FLOOR_FRAMES);
+  private floorCount = 0;
+  private smoothedEnergy = 0;
   private readonly hopBuf: Float32Array;
   private hopFill = 0;
   private nextStart = 0;
@@ -55,12 +112,21 @@ export class ChannelEnhancer {
   private readonly featSpec: Float32Array;
   private readonly frameOut: Float32Array;
   private readonly hopOut: Float32Array;
+  private readonly win: WindowingOptions;
+  /** Weight of the noisy spectrum in the output (attenuation limit); 0 = none. */
+  private readonly noisyMix: number;
+  private opening: Float32Array[] | undefined = [];
+  private openingLength = 0;
 
   constructor(
     private readonly net: Dfn3Network,
     private readonly dsp: ChannelDsp,
-    private readonly win: WindowingOptions = DEFAULT_WINDOWING,
+    opts: ChannelOptions = {},
   ) {
+    this.win = opts.windowing ?? DEFAULT_WINDOWING;
+    const lim = opts.attenuationLimitDb;
+    this.noisyMix = lim !== undefined && Math.abs(lim) > 0 ? 10 ** (-Math.abs(lim) / 20) : 0;
+    const win = this.win;
     const p = net.params;
     this.hop = p.hopSize;
     this.freqBins = p.fftSize / 2 + 1;
@@ -74,6 +140,7 @@ export class ChannelEnhancer {
     this.spec = new FrameBuffer(2 * this.freqBins, rows);
     this.erb = new FrameBuffer(p.nbErb, rows);
     this.cplx = new FrameBuffer(2 * p.nbDf, rows);
+    this.level = new FrameBuffer(2, rows);
     this.hopBuf = new Float32Array(p.hopSize);
     this.delayLeft = p.fftSize - p.hopSize;
     const maxFrames = win.blockFrames + win.contextFrames + win.crossfadeFrames;
@@ -86,7 +153,14 @@ export class ChannelEnhancer {
   /** Feeds samples; returns the enhanced samples that became ready (possibly none). */
   async push(samples: Float32Array): Promise<Float32Array> {
     this.samplesIn += samples.length;
-    this.feed(samples);
+    if (this.opening) {
+      this.opening.push(samples.slice());
+      this.openingLength += samples.length;
+      if (this.openingLength < this.dsp.startupSamples) return new Float32Array(0);
+      this.start();
+    } else {
+      this.feed(samples);
+    }
     const { blockFrames, crossfadeFrames } = this.win;
     while (this.spec.end >= this.nextStart + blockFrames + crossfadeFrames + this.lookahead) {
       await this.runWindow(false);
@@ -97,11 +171,52 @@ export class ChannelEnhancer {
   /** Ends the stream: flushes the remaining frames. The total output length equals the input's. */
   async finish(): Promise<Float32Array> {
     const total = this.samplesIn;
+    if (this.opening) this.start();
     // Like df/enhance.py: pad one FFT length of zeros so the last input samples leave the STFT.
     this.feed(new Float32Array(this.dsp.window.length));
     if (this.hopFill > 0) this.feed(new Float32Array(this.hop - this.hopFill));
     while (this.nextStart < this.spec.end) await this.runWindow(true);
     return this.takeOutput(total - this.samplesOut);
+  }
+
+  /*
+   * Start-up. Upstream starts the network's GRUs and convolutions from zeros and the running
+   * normalisations from fixed ramps, so the first frames are cleaned without any context. Once the
+   * opening (startupSamples, or the whole input if shorter) is here, it is fed time-reversed first
+   * (mirror padding, sample 0 not repeated): the GRUs, the normalisations and the deep filter's past
+   * taps have settled on this very recording when its first real sample arrives; the mirrored
+   * part's output is dropped. (Starting the normalisations at the opening's own averages instead
+   * was measured too, and was worse than both: docs/denoise.md.)
+   */
+  private start(): void {
+    const parts = this.opening ?? [];
+    this.opening = undefined;
+    const x = new Float32Array(this.openingLength);
+    let o = 0;
+    for (const part of parts) {
+      x.set(part, o);
+      o += part.length;
+    }
+    const n = Math.min(this.dsp.startupSamples, x.length - 1);
+    if (n > 0) {
+      const mirror = new Float32Array(n);
+      for (let i = 0; i < n; i++) mirror[i] = x[n - i];
+      this.delayLeft += n;
+      this.feed(mirror);
+    }
+    this.feed(x);
+  }
+
+  /** Frame energy, and a minimum-statistics noise floor: the least smoothed energy of the last 0.5 s. */
+  private trackLevel(spec: Float32Array, out: Float32Array): void {
+    let e = 0;
+    for (let i = 0; i < spec.length; i++) e += spec[i] * spec[i];
+    this.smoothedEnergy = this.floorCount === 0 ? e : 0.7 * this.smoothedEnergy + 0.3 * e;
+    this.floorRing[this.floorCount++ % FLOOR_FRAMES] = this.smoothedEnergy;
+    let floor = Infinity;
+    for (let k = 0; k < Math.min(this.floorCount, FLOOR_FRAMES); k++) floor = Math.min(floor, this.floorRing[k]);
+    out[0] = e;
+    out[1] = floor;
   }
 
   private feed(samples: Float32Array): void {
@@ -116,6 +231,7 @@ export class ChannelEnhancer {
         const spec = this.spec.push();
         this.analyzer.analyze(this.hopBuf, spec);
         this.features.extract(spec, this.erb.push(), this.cplx.push());
+        this.trackLevel(spec, this.level.push());
       }
     }
   }
@@ -145,7 +261,7 @@ export class ChannelEnhancer {
         this.featSpec.fill(0, (frames + j) * nbDf, (frames + j + 1) * nbDf);
       }
     }
-    const { mask, coefs } = await this.net.run(this.featErb, this.featSpec, frames);
+    const { mask, coefs, lsnr } = await this.net.run(this.featErb, this.featSpec, frames);
     const coefStride = nbDf * p.dfOrder * 2;
     const noisy = (k: number) => this.spec.row(k);
     const newTail: Float32Array[] = [];
@@ -161,6 +277,12 @@ export class ChannelEnhancer {
         this.dsp.widths,
         y,
       );
+      const x = noisy(j);
+      // The guard's weight and the attenuation limit's combine: the larger share of the input wins.
+      let mix = Math.max(this.noisyMix, this.dsp.guard ? passWeight(lsnr, r) : 0);
+      const level = this.level.row(j);
+      if (this.dsp.guard && x && level) mix = Math.max(mix, cappedMix(y, level));
+      if (mix > 0 && x) for (let i = 0; i < y.length; i++) y[i] = y[i] * (1 - mix) + x[i] * mix;
       const lowCut = this.dsp.lowCut;
       for (let k = 0; k < lowCut.length; k++) {
         y[2 * k] *= lowCut[k];
@@ -180,6 +302,7 @@ export class ChannelEnhancer {
     this.spec.dropBefore(keepFrom);
     this.erb.dropBefore(keepFrom);
     this.cplx.dropBefore(keepFrom);
+    this.level.dropBefore(keepFrom);
   }
 
   private emit(spec: Float32Array): void {

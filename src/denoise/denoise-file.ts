@@ -14,17 +14,35 @@ export interface DenoiseFileOptions {
   signal?: AbortSignal;
   tools?: FfmpegTools;
   windowing?: WindowingOptions;
+  /** Most noise reduction allowed, dB (see ChannelOptions); undefined = no limit. */
+  attenuationLimitDb?: number;
 }
 
 export interface DenoiseFileResult {
   durationSeconds: number;
   channels: number;
+  /** Rate of the written file: the input's own (see outputRate). */
+  sampleRate: number;
+}
+
+/** Rates MP3 (MPEG-1/2/2.5 layer III) can carry. */
+const MP3_RATES = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000];
+
+/**
+ * The output keeps the input's sample rate (a 16 kHz call stays 16 kHz, a 44.1 kHz stem 44.1 kHz).
+ * Above the model's rate there is nothing it could restore, so those come back at the model's rate,
+ * as do rates MP3 cannot carry.
+ */
+export function outputRate(inputRate: number, modelRate: number, format: AudioFormat): number {
+  if (!(inputRate > 0) || inputRate > modelRate) return modelRate;
+  if (format === 'mp3' && !MP3_RATES.includes(inputRate)) return modelRate;
+  return inputRate;
 }
 
 /**
- * Decodes any file ffmpeg reads, resampled to 48 kHz, cleans each channel independently (mono stays
- * mono; stereo and more are down-mixed by ffmpeg to two channels, so a song's vocal stem keeps its
- * image) and encodes the result at 48 kHz. Streams in one-second chunks: memory does not grow with
+ * Decodes any file ffmpeg reads, resampled to 48 kHz with libsoxr, cleans each channel independently
+ * (mono stays mono; stereo and more are down-mixed by ffmpeg to two channels, so a song's vocal stem
+ * keeps its image) and encodes the result resampled back (libsoxr) to the input's rate. Streams in one-second chunks: memory does not grow with
  * the input's length. Runs on the calling thread; DenoiseEngine runs it in a worker thread.
  */
 export async function denoiseFileWith(denoiser: Denoiser, opts: DenoiseFileOptions): Promise<DenoiseFileResult> {
@@ -35,8 +53,16 @@ export async function denoiseFileWith(denoiser: Denoiser, opts: DenoiseFileOptio
   const channels = Math.min(2, Math.max(1, probe.channels));
   const sr = denoiser.sampleRate;
   const expectedFrames = Math.max(1, probe.durationSeconds * sr);
-  const enhancers = Array.from({ length: channels }, () => denoiser.channel(opts.windowing));
-  const encoder = new AudioEncoder(opts.outputPath, opts.format, { sampleRate: sr, channels, tools });
+  const enhancers = Array.from({ length: channels }, () =>
+    denoiser.channel({ windowing: opts.windowing, attenuationLimitDb: opts.attenuationLimitDb }),
+  );
+  const rate = outputRate(probe.sampleRate, sr, opts.format);
+  const encoder = new AudioEncoder(opts.outputPath, opts.format, {
+    sampleRate: sr,
+    outputSampleRate: rate,
+    channels,
+    tools,
+  });
   let framesIn = 0;
   let framesOut = 0;
   const writeOut = async (outs: Float32Array[]) => {
@@ -56,6 +82,7 @@ export async function denoiseFileWith(denoiser: Denoiser, opts: DenoiseFileOptio
       sampleRate: sr,
       channels,
       chunkFrames: sr,
+      resampler: 'soxr',
       tools,
       signal,
     })) {
@@ -83,7 +110,7 @@ export async function denoiseFileWith(denoiser: Denoiser, opts: DenoiseFileOptio
     throw signal?.aborted ? abortError(signal) : err;
   }
   opts.onProgress?.(1);
-  return { durationSeconds: framesOut / sr, channels };
+  return { durationSeconds: framesOut / sr, channels, sampleRate: rate };
 }
 
 function abortError(signal: AbortSignal): Error {

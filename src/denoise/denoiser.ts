@@ -1,4 +1,4 @@
-import { ChannelEnhancer, DEFAULT_WINDOWING, type ChannelDsp, type WindowingOptions } from './channel-enhancer.ts';
+import { ChannelEnhancer, type ChannelDsp, type ChannelOptions } from './channel-enhancer.ts';
 import { erbWidths } from './erb.ts';
 import { RealFft } from '../dsp/fft.ts';
 import { loadDfn3Model, normAlpha, type DfParams } from './model-files.ts';
@@ -8,7 +8,17 @@ import { vorbisWindow } from './stft.ts';
 export interface DenoiserOptions extends NetworkOptions {
   /** Cut-off of the infrasound high-pass on the output, Hz; 0 turns it off. */
   highPassHz?: number;
+  /**
+   * Start-up handling (mirrored warm-up over the opening, normalisation states from the opening):
+   * 'mirror' (default) or 'none' (upstream's cold start; for comparisons).
+   */
+  startup?: 'mirror' | 'none';
+  /** The clean-frame guard (channel-enhancer.ts); default on, false for comparisons. */
+  guard?: boolean;
 }
+
+/** Length of the opening used by the start-up: one second, the normalisations' time constant. */
+export const STARTUP_SECONDS = 1;
 
 /*
  * DeepFilterNet3 leaves strong sub-audible rumble (below ~40 Hz, the 0 Hz STFT bin) largely in
@@ -56,6 +66,8 @@ export class Denoiser {
       widths: erbWidths(p.sampleRate, p.fftSize, p.nbErb, p.minNbErbFreqs),
       alpha: normAlpha(p),
       lowCut: lowCutGains(p, opts.highPassHz ?? DEFAULT_HIGH_PASS_HZ),
+      startupSamples: opts.startup === 'none' ? 0 : Math.round(STARTUP_SECONDS * p.sampleRate),
+      guard: opts.guard ?? true,
     };
     return new Denoiser(p, net, dsp);
   }
@@ -65,8 +77,8 @@ export class Denoiser {
   }
 
   /** A streaming enhancer for one channel at `sampleRate`; its output lines up with its input. */
-  channel(windowing: WindowingOptions = DEFAULT_WINDOWING): ChannelEnhancer {
-    return new ChannelEnhancer(this.net, this.dsp, windowing);
+  channel(opts: ChannelOptions = {}): ChannelEnhancer {
+    return new ChannelEnhancer(this.net, this.dsp, opts);
   }
 
   async close(): Promise<void> {

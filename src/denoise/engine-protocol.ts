@@ -9,6 +9,8 @@ export interface EngineThreadData {
   executionProvider: 'cpu' | 'cuda';
   threads: number;
   highPassHz: number | undefined;
+  startup: 'mirror' | 'none';
+  guard: boolean;
   tools: FfmpegTools;
 }
 
@@ -17,11 +19,14 @@ export interface DenoiseCall {
   inputPath: string;
   outputPath: string;
   format: AudioFormat;
+  /** Most noise reduction allowed, dB; undefined = no limit. */
+  attenuationLimitDb: number | undefined;
 }
 
 export interface DenoiseReply {
   durationSeconds: number;
   channels: number;
+  sampleRate: number;
 }
 
 export type FromThread = { type: 'ready' } | { type: 'load-failed'; error: RemoteError } | RpcReply<DenoiseReply>;

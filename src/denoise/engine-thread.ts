@@ -18,6 +18,8 @@ const loaded = Denoiser.load(data.modelDir, {
   executionProvider: data.executionProvider,
   threads: data.threads,
   highPassHz: data.highPassHz,
+  startup: data.startup,
+  guard: data.guard,
 });
 loaded.then(
   () => send({ type: 'ready' }),
@@ -41,6 +43,6 @@ port.on(
         }
       },
     });
-    return { durationSeconds: result.durationSeconds, channels: result.channels };
+    return { durationSeconds: result.durationSeconds, channels: result.channels, sampleRate: result.sampleRate };
   }),
 );

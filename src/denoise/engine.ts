@@ -14,6 +14,10 @@ export interface DenoiseEngineOptions {
   threads?: number;
   /** Infrasound high-pass cut-off on the output (Hz, default 35; 0 = off). See docs/denoise.md. */
   highPassHz?: number;
+  /** Start-up handling: 'mirror' (default) or 'none' (upstream's cold start, for comparisons). */
+  startup?: 'mirror' | 'none';
+  /** The clean-frame guard (default on; false for comparisons). */
+  guard?: boolean;
   tools?: FfmpegTools;
 }
 
@@ -21,6 +25,11 @@ export interface DenoiseJob {
   inputPath: string;
   outputPath: string;
   format: AudioFormat;
+  /**
+   * Most noise reduction allowed, dB (e.g. 12: noise is lowered by at most 12 dB, the rest of the
+   * recording's ambience stays). Undefined or 0: no limit.
+   */
+  attenuationLimitDb?: number;
   /** Fraction done in [0, 1]. */
   onProgress?: (fraction: number) => void;
   signal?: AbortSignal;
@@ -31,6 +40,8 @@ export interface DenoiseResult {
   durationSeconds: number;
   /** Channels of the output: 1 for mono input, 2 otherwise. */
   channels: number;
+  /** Sample rate of the output: the input's (at most the model's 48 kHz). */
+  sampleRate: number;
 }
 
 /**
@@ -52,6 +63,8 @@ export class DenoiseEngine {
         executionProvider: opts.executionProvider ?? 'cpu',
         threads: opts.threads ?? 0,
         highPassHz: opts.highPassHz,
+        startup: opts.startup ?? 'mirror',
+        guard: opts.guard ?? true,
         tools: opts.tools ?? defaultTools,
       },
     });
@@ -84,13 +97,13 @@ export class DenoiseEngine {
     return this.readyPromise;
   }
 
-  /** Cleans one file. Input: anything ffmpeg decodes; output: `format` at 48 kHz. */
+  /** Cleans one file. Input: anything ffmpeg decodes; output: `format` at the input's sample rate. */
   async denoiseFile(job: DenoiseJob): Promise<DenoiseResult> {
     if (this.closed) throw new Error('DenoiseEngine is closed');
     if (this.fatal) throw this.fatal;
     job.signal?.throwIfAborted();
-    const { inputPath, outputPath, format, onProgress, signal } = job;
-    return this.rpc.call({ inputPath, outputPath, format }, { onProgress, signal });
+    const { inputPath, outputPath, format, attenuationLimitDb, onProgress, signal } = job;
+    return this.rpc.call({ inputPath, outputPath, format, attenuationLimitDb }, { onProgress, signal });
   }
 
   /** Stops the thread; jobs still running are rejected. */

@@ -19,6 +19,8 @@ export interface DenoiseRequest {
   inputPath: string;
   outputPath: string;
   format: EngineFormat;
+  /** Most noise reduction allowed, dB; undefined = no limit. */
+  attenuationLimitDb?: number;
   onProgress?: (fraction: number) => void;
   signal?: AbortSignal;
 }

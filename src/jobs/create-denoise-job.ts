@@ -34,6 +34,7 @@ export async function createDenoiseJob(
     declared: { durationSeconds: body.durationSeconds, fileSizeBytes: body.inputFileSize },
   };
   const options: DenoiseOptions = { outputFormat: body.outputFormat };
+  if (body.attenuationLimitDb) options.attenuationLimitDb = body.attenuationLimitDb;
   if (Math.abs(body.durationSeconds - input.durationSeconds) > 2) {
     deps.log.info(
       { jobId: id, declared: body.durationSeconds, measured: input.durationSeconds },

@@ -68,7 +68,11 @@ const DenoiseInput = z.preprocess(
   z.object({ ...base, declared: z.object({ durationSeconds: z.number(), fileSizeBytes: z.number() }) }),
 );
 
-const DenoiseOptions = z.object({ outputFormat: z.enum(OUTPUT_FORMATS) });
+const DenoiseOptions = z.object({
+  outputFormat: z.enum(OUTPUT_FORMATS),
+  /** Most noise reduction allowed, dB; absent = no limit. */
+  attenuationLimitDb: z.number().optional(),
+});
 
 export const JOB_PAYLOADS = {
   stem: { input: StemInput, options: SeparationOptions },

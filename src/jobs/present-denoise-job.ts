@@ -30,6 +30,7 @@ export function presentDenoiseJob(row: JobRow, siteUrl: string) {
     inputFileName: input.fileName,
     durationSeconds: input.billedSeconds,
     outputFormat: options.outputFormat,
+    attenuationLimitDb: options.attenuationLimitDb ?? null,
     outputFilePath: output?.key ?? null,
     downloadUrl: output ? `${siteUrl}${denoiseDownloadPath(row.id)}` : null,
     creditsCharged: row.credits_charged ?? 0,

@@ -10,7 +10,7 @@ import { limitInputToBill } from './billed-input.ts';
 
 /**
  * The inference stage of a denoise job: input from storage, DeepFilterNet3 (off the event loop, in
- * the engine's thread; progress 5-95 %), the cleaned file (48 kHz) to `jobs/<id>/denoised.<ext>`.
+ * the engine's thread; progress 5-95 %), the cleaned file (at the input's rate) to `jobs/<id>/denoised.<ext>`.
  * Claiming, retries, credit settlement and restart safety are the runner's (`run-job.ts`).
  */
 export async function denoiseStage(deps: StageDeps, ctx: StageContext): Promise<StageOutcome> {
@@ -25,9 +25,14 @@ export async function denoiseStage(deps: StageDeps, ctx: StageContext): Promise<
   ctx.progress(5, 'cleaning');
 
   const outputPath = join(workDir, `denoised.${format}`);
-  await deps
-    .engines()
-    .denoise({ inputPath, outputPath, format, signal, onProgress: (f) => ctx.progress(5 + f * 90, 'cleaning') });
+  await deps.engines().denoise({
+    inputPath,
+    outputPath,
+    format,
+    attenuationLimitDb: options.attenuationLimitDb,
+    signal,
+    onProgress: (f) => ctx.progress(5 + f * 90, 'cleaning'),
+  });
   if ((await stat(outputPath)).size === 0) throw new Error('the cleaned output is empty');
   ctx.progress(96, 'uploading');
 

@@ -1,0 +1,164 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { sharedPath } from '../support/shared.ts';
+import { mixAtSnr, readMono, writeWav } from './denoise-mixes.ts';
+
+/*
+ * The voice-cleaning evaluation set: speech users send (narrowband 16 kHz calls and voice notes,
+ * full-band 44.1/48 kHz recordings; short 1.4-3 s and long 6-8 s) mixed with four real noises at
+ * 0/5/10/15 dB whole-signal SNR, plus the clean speech itself, each file at its own sample rate.
+ * Every utterance is cut to start 0.1 s before its first speech so that "the first second" always
+ * holds the first words.
+ */
+
+export interface SpeechItem {
+  name: string;
+  band: 'NB' | 'FB';
+  rate: number;
+  length: 'short' | 'long';
+  path: string;
+  maxSeconds?: number;
+}
+
+export interface EvalCase {
+  name: string;
+  item: SpeechItem;
+  noise: string;
+  snr: number | null;
+  rate: number;
+  noisyPath: string;
+  noisy: Float32Array;
+  clean: Float32Array;
+}
+
+const ALSA_WORD = '/usr/share/sounds/alsa/Front_Center.wav';
+
+export function speechItems(): SpeechItem[] {
+  const items: SpeechItem[] = [
+    {
+      name: 'nb-pesq',
+      band: 'NB',
+      rate: 16_000,
+      length: 'short',
+      path: sharedPath('audio', 'denoise-dev', 'speech_16k.wav'),
+    },
+    {
+      name: 'nb-libri',
+      band: 'NB',
+      rate: 16_000,
+      length: 'long',
+      path: sharedPath('audio', 'speech', '198-209-0000.hq.ogg'),
+      maxSeconds: 8,
+    },
+    {
+      name: 'fb44-anechoic',
+      band: 'FB',
+      rate: 44_100,
+      length: 'long',
+      path: sharedPath('audio', 'denoise-dev', 'clean_anechoic_44k.wav'),
+    },
+    {
+      name: 'fb48-short',
+      band: 'FB',
+      rate: 48_000,
+      length: 'short',
+      path: sharedPath('audio', 'denoise', 'clean_freesound_33711.wav'),
+      maxSeconds: 2.5,
+    },
+  ];
+  // alsa-utils' spoken words (48 kHz, ~1.4 s), when the Debian package is installed.
+  if (existsSync(ALSA_WORD)) {
+    items.push({ name: 'fb48-word', band: 'FB', rate: 48_000, length: 'short', path: ALSA_WORD });
+  }
+  return items;
+}
+
+/** Drops the silence before the first speech, keeping 0.1 s of it. */
+export function fromOnset(x: Float32Array, rate: number): Float32Array {
+  const f = Math.round(rate / 100);
+  let max = 0;
+  const e: number[] = [];
+  for (let i = 0; i + f <= x.length; i += f) {
+    let s = 0;
+    for (let j = i; j < i + f; j++) s += x[j] * x[j];
+    e.push(s);
+    max = Math.max(max, s);
+  }
+  const first = e.findIndex((v) => v > max * 1e-3);
+  return x.subarray(Math.max(0, first * f - Math.round(rate / 10)));
+}
+
+async function noiseAt(name: string, rate: number, work: string): Promise<Float32Array> {
+  switch (name) {
+    case 'babble': {
+      // The PESQ test set's babble: the 0 dB mix minus its speech (16 kHz, 3.1 s, looped).
+      const dev = (f: string) => sharedPath('audio', 'denoise-dev', f);
+      const mix = await readMono(dev('speech_16k_babble_0dB.wav'), 16_000);
+      const sp = await readMono(dev('speech_16k.wav'), 16_000);
+      const b = mix.map((v, i) => v - (sp[i] ?? 0));
+      if (rate === 16_000) return b;
+      const p = join(work, 'babble16.wav');
+      await writeWav(p, b, 16_000);
+      return readMono(p, rate);
+    }
+    case 'fan':
+      return readMono(sharedPath('audio', 'denoise-dev', 'noise_fan_44k.wav'), rate);
+    case 'street':
+      return readMono(sharedPath('audio', 'denoise', 'noise_freesound_573577.wav'), rate);
+    case 'music': {
+      const p = join(work, `music-${rate}.wav`);
+      const src = sharedPath('audio', 'music', 'Kevin_MacLeod_-_Vibe_Ace.hq.ogg');
+      execFileSync('ffmpeg', ['-nostdin', '-v', 'error', '-y', '-ss', '30', '-t', '20', '-i', src, '-ac', '1', p]);
+      return readMono(p, rate);
+    }
+    default:
+      throw new Error(`unknown noise ${name}`);
+  }
+}
+
+export const NOISES = ['babble', 'fan', 'street', 'music'] as const;
+export const SNRS = [0, 5, 10, 15];
+
+/** Builds every case (noisy files written as 16-bit WAV at the item's rate) into `work`. */
+export async function buildEvalSet(work: string, items = speechItems()): Promise<EvalCase[]> {
+  const cases: EvalCase[] = [];
+  for (const item of items) {
+    let clean = fromOnset(await readMono(item.path, item.rate), item.rate);
+    if (item.maxSeconds) clean = clean.slice(0, Math.round(item.maxSeconds * item.rate));
+    // 16-bit files: round the reference the same way the mix is, so clean passes compare exactly.
+    const cleanPath = join(work, `${item.name}.clean.wav`);
+    const peak = clean.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+    clean = clean.map((v) => (v * 0.9) / peak);
+    await writeWav(cleanPath, clean, item.rate);
+    cases.push({
+      name: `${item.name} clean`,
+      item,
+      noise: 'clean',
+      snr: null,
+      rate: item.rate,
+      noisyPath: cleanPath,
+      noisy: await readMono(cleanPath, item.rate),
+      clean,
+    });
+    for (const noise of NOISES) {
+      const n = await noiseAt(noise, item.rate, work);
+      for (const snr of SNRS) {
+        const { mix, reference } = mixAtSnr(clean, n, snr);
+        const noisyPath = join(work, `${item.name}.${noise}.${snr}.wav`);
+        await writeWav(noisyPath, mix, item.rate);
+        cases.push({
+          name: `${item.name} ${noise} ${snr}`,
+          item,
+          noise,
+          snr,
+          rate: item.rate,
+          noisyPath,
+          noisy: mix,
+          clean: reference,
+        });
+      }
+    }
+  }
+  return cases;
+}
