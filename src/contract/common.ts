@@ -1,12 +1,19 @@
 import { z } from 'zod';
-import { JOB_STATUSES, OUTPUT_FORMATS, OUTPUT_TYPES, PROGRESS_PHASES, QUALITIES } from '../domain/vocabulary.ts';
+import {
+  JOB_STATUSES,
+  OUTPUT_FORMATS,
+  OUTPUT_TYPES,
+  PROGRESS_PHASES,
+  QUALITIES,
+  WEBHOOK_EVENTS,
+} from '../domain/vocabulary.ts';
 
 /** Shapes shared by several resources. Every schema here is the contract (API.md). */
 export const JobStatus = z.enum(JOB_STATUSES);
 export const OutputType = z.enum(OUTPUT_TYPES);
 export const Quality = z.enum(QUALITIES);
 export const OutputFormat = z.enum(OUTPUT_FORMATS);
-export const WebhookEvent = z.enum(['job.completed', 'job.failed']);
+export const WebhookEvent = z.enum(WEBHOOK_EVENTS);
 
 export const Timestamp = z.iso.datetime();
 

@@ -27,3 +27,8 @@ export function newId(prefix: string): string {
   lastMs = now;
   return `${prefix}_${now.toString(36).padStart(9, '0')}${sequence.toString(36).padStart(3, '0')}${randomBase62(12)}`;
 }
+
+/** A new webhook secret: 32 random bytes (256 bits, the HMAC-SHA256 key size), base64url, prefixed. */
+export function generateWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64url')}`;
+}

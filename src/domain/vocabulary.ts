@@ -47,3 +47,7 @@ export const PROGRESS_PHASES = [
   'expired',
 ] as const;
 export type ProgressPhase = (typeof PROGRESS_PHASES)[number];
+
+/** Webhook event kinds (the contract has no others). */
+export const WEBHOOK_EVENTS = ['job.completed', 'job.failed'] as const;
+export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number];

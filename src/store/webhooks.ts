@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
 import type { DbOrTx, WebhooksTable } from './schema.ts';
-import { newId } from '../domain/ids.ts';
-import { generateWebhookSecret } from '../webhooks/sign.ts';
-import type { WebhookEventName } from '../webhooks/outbox.ts';
+import { generateWebhookSecret, newId } from '../domain/ids.ts';
+import type { WebhookEventName } from '../domain/vocabulary.ts';
 
 /** Webhooks per account (contract, "Limits"). Deleted webhooks do not count. */
 export const MAX_WEBHOOKS_PER_ACCOUNT = 5;

@@ -1,9 +1,9 @@
 import type { DbOrTx } from '../store/schema.ts';
-import type { JobKind } from '../domain/vocabulary.ts';
+import type { JobKind, WebhookEventName } from '../domain/vocabulary.ts';
 import { findJob } from '../store/jobs.ts';
 import { insertPendingDeliveries } from '../store/webhook-deliveries.ts';
 
-export type WebhookEventName = 'job.completed' | 'job.failed';
+export type { WebhookEventName } from '../domain/vocabulary.ts';
 
 /**
  * The outbox: called inside the transaction that moves a job to COMPLETED or FAILED, it writes one

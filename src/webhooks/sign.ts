@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
  * Webhook signatures per the contract: `X-Webhook-Signature: sha256=<hex>`, the HMAC-SHA256
@@ -28,9 +28,4 @@ export function verifySignature(
   if (!/^[0-9a-fA-F]{64}$/.test(hex)) return false;
   const expected = createHmac('sha256', secret).update(rawBody).digest();
   return timingSafeEqual(expected, Buffer.from(hex, 'hex'));
-}
-
-/** A new webhook secret: 32 random bytes (256 bits, the HMAC-SHA256 key size), base64url, prefixed. */
-export function generateWebhookSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64url')}`;
 }

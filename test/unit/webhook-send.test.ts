@@ -2,7 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHmac } from 'node:crypto';
-import { generateWebhookSecret, signBody, verifySignature } from '../../src/webhooks/sign.ts';
+import { signBody, verifySignature } from '../../src/webhooks/sign.ts';
+import { generateWebhookSecret } from '../../src/domain/ids.ts';
 import { sendWebhook, type WebhookDelivery } from '../../src/webhooks/send.ts';
 
 interface Received {
