@@ -4,8 +4,10 @@ export type QualityTier = 'FAST' | 'BALANCED' | 'BEST';
 export interface InferenceSettings {
   /** Fraction of each segment shared with the next one (Demucs' `overlap`). */
   overlap: number;
-  /** Test-time shifted passes averaged (Demucs' `shifts`); 0 = one plain pass. */
+  /** Randomly shifted passes averaged (Demucs' `shifts`); 0 = one plain pass. Cost x max(1, shifts). */
   shifts: number;
+  /** Seed of the random shifts (default 0): the same seed gives the same stems. */
+  seed?: number;
 }
 
 /**
