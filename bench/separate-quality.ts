@@ -6,7 +6,8 @@
  * Ours runs in-process with the engine's model and malloc settings (the bench re-runs itself so).
  * The SDR/time curve: every overlap x shifts pair of the grid, each shifted setting once per seed
  * (the shifts are random draws, so one seed alone says little), then the mean over seeds.
- *   node bin/run-ts.mjs bench/separate-quality.ts [--skip-reference] [--tiers-only]
+ * Each row is printed as it completes (a loaded machine can take minutes per row).
+ *   node bin/run-ts.mjs bench/separate-quality.ts [--skip-reference] [--tiers-only | --grid-only]
  *     [--overlaps 0.05,0.25,0.5] [--shifts 0,1,2] [--seeds 0,1,2]
  */
 import { execFile } from 'node:child_process';
@@ -131,13 +132,19 @@ try {
     r['instr (mix - vocals)'] = sdr(truth.instrumental, got.instrumental);
     r['instr (d + b + o)'] = sdr(truth.instrumental, sumInstrumental);
     rows.push([label, r, ms]);
+    console.log(
+      `${label}: ${Object.entries(r)
+        .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+        .join(', ')}; ${(ms / 1000).toFixed(1)} s`,
+    );
   }
 
   // Warm-up: the first run of a session is slower (allocations), so it is not timed in the grid.
   await ours('warm-up (BEST)', QUALITY_SETTINGS.BEST);
   rows.pop();
-  for (const [tier, s] of Object.entries(QUALITY_SETTINGS))
-    await ours(`ours ${tier} (ov ${s.overlap}, shifts ${s.shifts})`, s);
+  if (!process.argv.includes('--grid-only'))
+    for (const [tier, s] of Object.entries(QUALITY_SETTINGS))
+      await ours(`ours ${tier} (ov ${s.overlap}, shifts ${s.shifts})`, s);
   if (!process.argv.includes('--tiers-only')) {
     for (const shifts of SHIFTS)
       for (const overlap of OVERLAPS) {
