@@ -4,7 +4,11 @@
  * ("mixture minus vocals" vs "drums + bass + other") against the true drums + bass + other.
  * SDR here is the plain signal-to-distortion ratio 10 log10(|s|^2 / |s - ŝ|^2) over the excerpt.
  * Ours runs in-process with the engine's model and malloc settings (the bench re-runs itself so).
- *   node bin/run-ts.mjs bench/separate-quality.ts [--skip-reference]
+ * The SDR/time curve: every overlap x shifts pair of the grid, each shifted setting once per seed
+ * (the shifts are random draws, so one seed alone says little), then the mean over seeds.
+ * Each row is printed as it completes (a loaded machine can take minutes per row).
+ *   node bin/run-ts.mjs bench/separate-quality.ts [--skip-reference] [--tiers-only | --grid-only]
+ *     [--overlaps 0.05,0.25,0.5] [--shifts 0,1,2] [--seeds 0,1,2]
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,6 +31,13 @@ import { runInEngineEnv } from './fixtures/engine-env.ts';
 runInEngineEnv();
 
 const run = promisify(execFile);
+const listArg = (name: string, fallback: number[]) => {
+  const i = process.argv.indexOf(name);
+  return i < 0 ? fallback : process.argv[i + 1].split(',').map(Number);
+};
+const OVERLAPS = listArg('--overlaps', [0.05, 0.25, 0.5]);
+const SHIFTS = listArg('--shifts', [0, 1, 2]);
+const SEEDS = listArg('--seeds', [0, 1, 2]);
 const SOURCES = ['drums', 'bass', 'other', 'vocals'] as const;
 const sdr = (ref: Float32Array[], est: Float32Array[]) => {
   let num = 0;
@@ -117,15 +128,42 @@ try {
     );
     const r: Record<string, number> = {};
     for (const s of SOURCES) r[s] = sdr(truth[s], got[s]);
+    r.mean4 = SOURCES.reduce((a, s) => a + r[s], 0) / SOURCES.length;
     r['instr (mix - vocals)'] = sdr(truth.instrumental, got.instrumental);
     r['instr (d + b + o)'] = sdr(truth.instrumental, sumInstrumental);
     rows.push([label, r, ms]);
+    console.log(
+      `${label}: ${Object.entries(r)
+        .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+        .join(', ')}; ${(ms / 1000).toFixed(1)} s`,
+    );
   }
 
-  for (const [tier, s] of Object.entries(QUALITY_SETTINGS))
-    await ours(`ours ${tier} (overlap ${s.overlap}, shifts ${s.shifts})`, s);
-  await ours('ours BEST, no normalisation', QUALITY_SETTINGS.BEST, false);
-  await ours('ours overlap 0.25, shifts 2', { overlap: 0.25, shifts: 2 });
+  // Warm-up: the first run of a session is slower (allocations), so it is not timed in the grid.
+  await ours('warm-up (BEST)', QUALITY_SETTINGS.BEST);
+  rows.pop();
+  if (!process.argv.includes('--grid-only'))
+    for (const [tier, s] of Object.entries(QUALITY_SETTINGS))
+      await ours(`ours ${tier} (ov ${s.overlap}, shifts ${s.shifts})`, s);
+  if (!process.argv.includes('--tiers-only')) {
+    for (const shifts of SHIFTS)
+      for (const overlap of OVERLAPS) {
+        const seeds = shifts === 0 ? [0] : SEEDS;
+        const first = rows.length;
+        for (const seed of seeds)
+          await ours(`ov ${overlap}, shifts ${shifts}, seed ${seed}`, { overlap, shifts, seed });
+        if (seeds.length > 1) {
+          const runs = rows.slice(first);
+          const mean: Record<string, number> = {};
+          for (const c of Object.keys(runs[0][1])) mean[c] = runs.reduce((a, r) => a + r[1][c], 0) / runs.length;
+          rows.push([
+            `ov ${overlap}, shifts ${shifts}, mean of ${seeds.length}`,
+            mean,
+            runs.reduce((a, r) => a + r[2], 0) / runs.length,
+          ]);
+        }
+      }
+  }
   await model.dispose();
 
   if (!process.argv.includes('--skip-reference')) {
@@ -142,6 +180,7 @@ try {
       est[s] = (await decodeToPlanar(join(dir, 'ref', 'falcon', `${s}.wav`))).channels;
       r[s] = sdr(truth[s], est[s]);
     }
+    r.mean4 = SOURCES.reduce((a, s) => a + r[s], 0) / SOURCES.length;
     r['instr (mix - vocals)'] = sdr(
       truth.instrumental,
       [0, 1].map((c) => mix[c].map((v, i) => v - est.vocals[c][i])),
@@ -154,11 +193,19 @@ try {
   }
 
   const cols = Object.keys(rows[0][1]);
+  const cpu = (await import('node:os')).cpus()[0]?.model ?? 'unknown CPU';
   console.log(`SDR (dB) on musdb-falcon69 (${(n / 44_100).toFixed(1)} s), input = sum of the true stems`);
-  console.log(['config'.padEnd(44), ...cols.map((c) => c.padStart(20)), 'time s'.padStart(8)].join(''));
+  console.log(`${cpu}, 2 threads; time = wall of the whole stream (decode, model, overlap-add), one run each`);
+  console.log(
+    ['config'.padEnd(44), ...cols.map((c) => c.padStart(Math.max(8, c.length + 2))), 'time s'.padStart(8)].join(''),
+  );
   for (const [label, r, ms] of rows) {
     console.log(
-      [label.padEnd(44), ...cols.map((c) => r[c].toFixed(2).padStart(20)), (ms / 1000).toFixed(1).padStart(8)].join(''),
+      [
+        label.padEnd(44),
+        ...cols.map((c) => r[c].toFixed(2).padStart(Math.max(8, c.length + 2))),
+        (ms / 1000).toFixed(1).padStart(8),
+      ].join(''),
     );
   }
 } finally {

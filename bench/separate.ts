@@ -6,7 +6,8 @@
  * ratios, and where our time goes. `--long SECONDS` also runs ours on a longer input (flat peak).
  * `--as-exported` runs ours on the graph as exported (no rewrites), for the before/after figure;
  * `--repeat N` alternates N runs of each and prints medians (wall times on a shared machine vary).
- *   node bin/run-ts.mjs bench/separate.ts [--quality best] [--seconds 60] [--long 600] [--skip-reference] [--as-exported] [--repeat 3]
+ * `--provider cuda` runs ours on onnxruntime's CUDA provider (a GPU worker; docs/separation.md, "GPU workers").
+ *   node bin/run-ts.mjs bench/separate.ts [--quality best] [--seconds 60] [--long 600] [--skip-reference] [--as-exported] [--repeat 3] [--provider cuda]
  */
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -55,11 +56,12 @@ interface ChildArgs {
   quality: string;
   modelsDir: string;
   rewriteGraph: boolean;
+  provider: 'cpu' | 'cuda';
 }
 
-async function child({ input, out, quality, modelsDir, rewriteGraph }: ChildArgs): Promise<void> {
+async function child({ input, out, quality, modelsDir, rewriteGraph, provider }: ChildArgs): Promise<void> {
   const { SeparationEngine } = await import('../src/separation/engine.ts');
-  const engine = new SeparationEngine({ modelsDir, threads: 2, rewriteGraph });
+  const engine = new SeparationEngine({ modelsDir, threads: 2, rewriteGraph, executionProvider: provider });
   const { loadMs, rewrites } = await engine.start();
   const r = await engine.separateFile({
     inputPath: input,
@@ -84,6 +86,7 @@ const { values } = parseArgs({
     'skip-reference': { type: 'boolean' },
     'as-exported': { type: 'boolean' },
     repeat: { type: 'string', default: '1' },
+    provider: { type: 'string', default: 'cpu' },
   },
   allowPositionals: true,
   strict: false,
@@ -115,16 +118,17 @@ if (values.child) {
       clip,
     ]);
     const rewriteGraph = !values['as-exported'];
+    const provider = values.provider === 'cuda' ? 'cuda' : 'cpu';
     const modelsDir = join(dir, 'models');
     const ourRun = (input: string, out: string) =>
       timed(process.execPath, [
         join(root, 'bin', 'run-ts.mjs'),
         fileURLToPath(import.meta.url),
         '--child',
-        JSON.stringify({ input, out, quality, modelsDir, rewriteGraph }),
+        JSON.stringify({ input, out, quality, modelsDir, rewriteGraph, provider }),
       ]);
     console.log(
-      `input: ${seconds} s of ${source.split('/').pop()}, quality ${quality.toUpperCase()}, ${(await import('node:os')).cpus().length} CPUs`,
+      `input: ${seconds} s of ${source.split('/').pop()}, quality ${quality.toUpperCase()}, ${(await import('node:os')).cpus().length} CPUs, provider ${provider}`,
     );
     // The rewritten copy of the model is made once per machine (then cached in the models
     // directory, as a service or repeated CLI runs have it); its one-time cost is shown apart.

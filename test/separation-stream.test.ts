@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { decodeToPlanar } from '../src/audio/decode.ts';
 import { defaultTools } from '../src/audio/tools.ts';
 import { separateStream, type SegmentSeparator } from '../src/separation/separate-stream.ts';
-import { planSegments, transitionWeight } from '../src/separation/segment-plan.ts';
+import { passDelays, planSegments, transitionWeight } from '../src/separation/segment-plan.ts';
 import type { StemName } from '../src/separation/stems.ts';
 
 const SR = 44_100;
@@ -62,10 +62,22 @@ describe('segment plan', () => {
     expect([w[0], w[499], w[500], w[999]]).toEqual([1 / 500, 1, 1, 1 / 500].map(Math.fround));
   });
 
-  it('spreads shifted passes over half a second of leading silence', () => {
-    const plan = planSegments(10 * SR, { segment: 343_980, overlap: 0.25, shifts: 2, sampleRate: SR });
-    expect(new Set(plan.map((s) => s.pass))).toEqual(new Set([0, 1]));
-    expect(plan.filter((s) => s.pass === 1)[0].keepStart).toBe(-Math.floor(0.5 * SR));
+  it('draws each pass up to half a second of leading silence from the seed (demucs --shifts)', () => {
+    const maxShift = Math.floor(0.5 * SR);
+    const delays = passDelays(4, SR, 1);
+    expect(passDelays(4, SR, 1)).toEqual(delays);
+    expect(passDelays(4, SR, 2)).not.toEqual(delays);
+    expect(passDelays(0, SR, 1)).toEqual([0]);
+    expect(passDelays(1, SR, 1)).toHaveLength(1);
+    // randint(0, max_shift): integers over the whole range, uniform.
+    const many = passDelays(2000, SR, 3);
+    for (const d of many) expect(Number.isInteger(d) && d >= 0 && d <= maxShift).toBe(true);
+    expect(Math.min(...many)).toBeLessThan(0.01 * maxShift);
+    expect(Math.max(...many)).toBeGreaterThan(0.99 * maxShift);
+    expect(many.reduce((a, d) => a + d, 0) / many.length / maxShift).toBeCloseTo(0.5, 1);
+
+    const plan = planSegments(10 * SR, { segment: 343_980, overlap: 0.25, shifts: 4, sampleRate: SR, seed: 1 });
+    for (let pass = 0; pass < 4; pass++) expect(plan.find((s) => s.pass === pass)!.keepStart).toBe(-delays[pass]);
     for (let i = 1; i < plan.length; i++) expect(plan[i].keepStart).toBeGreaterThanOrEqual(plan[i - 1].keepStart);
   });
 });
@@ -95,6 +107,7 @@ describe('streaming separation (decode -> segments -> overlap-add -> sinks)', ()
   it.each([
     { overlap: 0.25, shifts: 0 },
     { overlap: 0.1, shifts: 2 },
+    { overlap: 0.5, shifts: 3, seed: 9 },
   ])('reassembles every sample exactly (overlap $overlap, shifts $shifts)', async (settings) => {
     const { channels } = await decodeToPlanar(input);
     const n = channels[0].length;

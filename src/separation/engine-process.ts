@@ -9,6 +9,7 @@ import type { EngineInit, FromEngine, ToEngine } from './engine-protocol.ts';
 import { separateFileWith, type SeparateRequest, type SeparateResult } from './separate-file.ts';
 import { SegmentModel } from './segment-model.ts';
 import { NO_REWRITES, prepareModel } from './prepared-model.ts';
+import { ExecutionProviderUnavailableError } from './execution-provider.ts';
 
 const post = (m: FromEngine) => process.send?.(m);
 let modelReady: Promise<SegmentModel | undefined> = Promise.resolve(undefined);
@@ -28,7 +29,7 @@ async function load(init: EngineInit): Promise<SegmentModel | undefined> {
     } catch (err) {
       // An onnxruntime build without the fused attention operator (some execution providers)
       // still runs the graph as exported.
-      if (prepared.path === init.modelPath) throw err;
+      if (prepared.path === init.modelPath || err instanceof ExecutionProviderUnavailableError) throw err;
       model = await SegmentModel.load(init.modelPath, init.sources, tuning);
       rewrites = NO_REWRITES;
     }

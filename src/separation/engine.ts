@@ -6,6 +6,7 @@ import { getModelSpec, type ModelSpec } from '../models/registry.ts';
 import { expectedSha256, resolveModel } from '../models/resolve.ts';
 import type { EngineInit, FromEngine, ToEngine } from './engine-protocol.ts';
 import { engineProcessEnv } from './engine-env.ts';
+import { assertExecutionProviderInstalled } from './execution-provider.ts';
 import type { SeparateRequest, SeparateResult } from './separate-file.ts';
 import type { ExecutionProvider } from './session-options.ts';
 import type { GraphRewrites } from './prepared-model.ts';
@@ -127,7 +128,7 @@ export class SeparationEngine {
     }
     const child = startProcess(
       new URL('./engine-process.ts', import.meta.url),
-      this.options.env ?? engineProcessEnv(process.env),
+      this.options.env ?? engineProcessEnv(process.env, this.options.executionProvider),
     );
     this.child = child;
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
@@ -224,6 +225,8 @@ export class SeparationEngine {
     const o = this.options;
     const spec = this.modelSpec();
     const name = spec.name;
+    // Fails before a process starts when the operator asked for CUDA and it is not installed.
+    assertExecutionProviderInstalled(o.executionProvider ?? 'cpu');
     let modelPath = o.modelPath;
     let sha256: string | null = o.modelSha256 ?? null;
     if (!modelPath) {

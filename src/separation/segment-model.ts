@@ -2,6 +2,7 @@ import * as ort from 'onnxruntime-node';
 import { DemucsSpectrogram } from './spectrogram.ts';
 import { HTDEMUCS_SEGMENT_FRAMES, HTDEMUCS_SPEC_BINS, HTDEMUCS_SPEC_FRAMES } from './htdemucs-shapes.ts';
 import { htdemucsSessionOptions, type SessionTuning } from './session-options.ts';
+import { explainProviderError } from './execution-provider.ts';
 
 /** Time spent in one segment, for the benchmark's "where the time goes". */
 export interface SegmentTimings {
@@ -52,7 +53,9 @@ export class SegmentModel {
 
   /** @param sources the network's sources in output order, as the model registry lists them. */
   static async load(modelPath: string, sources: readonly string[], tuning: SessionTuning): Promise<SegmentModel> {
-    const session = await ort.InferenceSession.create(modelPath, htdemucsSessionOptions(tuning));
+    const session = await ort.InferenceSession.create(modelPath, htdemucsSessionOptions(tuning)).catch((err) => {
+      throw explainProviderError(tuning.executionProvider, err);
+    });
     const [mixIn, specIn] = session.inputNames;
     if (!mixIn || !specIn || session.outputNames.length !== 2) {
       await session.release();

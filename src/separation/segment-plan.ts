@@ -4,9 +4,12 @@
  * samples, each segment's output is weighted by a triangular transition window, and the weighted
  * outputs are summed and divided by the summed weights.
  *
- * Test-time shifts ("shift trick", Défossez et al., Demucs v2): the track is also processed with a
- * short run of leading silence, and the passes are averaged. Demucs draws the shifts at random; here
- * they are spread evenly over the 0.5 s range so results are reproducible.
+ * Test-time shifts ("shift trick", Défossez et al., Demucs v2; `demucs --shifts N`): each of N
+ * passes sees the track delayed by a random amount of leading silence of up to 0.5 s, its output is
+ * shifted back, and the N passes are averaged. As in `apply_model`: `offset = randint(0, max_shift)`
+ * (inclusive), the pass reads `padded_mix[offset:]`, i.e. the track after `max_shift - offset` zeros.
+ * Demucs draws from Python's global `random`; here the draws come from a seeded generator, so a job
+ * is reproducible (same seed, same stems) and the seed is a setting.
  */
 export interface PlannedSegment {
   /** Pass (shift) this segment belongs to. */
@@ -21,16 +24,37 @@ export interface PlannedSegment {
 export interface PlanOptions {
   segment: number;
   overlap: number;
-  /** Number of shifted passes; 0 or 1 means a single unshifted pass. */
+  /** Number of randomly shifted passes averaged; 0 means one unshifted pass (Demucs' `shifts`). */
   shifts: number;
   sampleRate: number;
+  /** Seed of the shift draws (default {@link DEFAULT_SHIFT_SEED}). */
+  seed?: number;
 }
 
-/** Leading silence of each pass: `max_shift - offset` in Demucs, with evenly spread offsets. */
-export function passDelays(shifts: number, sampleRate: number): number[] {
-  if (shifts <= 1) return [0];
+/** Seed used when a job does not name one: the same input gives the same stems. */
+export const DEFAULT_SHIFT_SEED = 0;
+
+/** mulberry32: a small, fast 32-bit generator, plenty for drawing a handful of shifts. */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+}
+
+/**
+ * Leading silence of each pass: `max_shift - offset` with `offset = randint(0, max_shift)` drawn per
+ * pass, as Demucs does. No shifts: one pass, no delay.
+ */
+export function passDelays(shifts: number, sampleRate: number, seed = DEFAULT_SHIFT_SEED): number[] {
+  if (shifts <= 0) return [0];
   const maxShift = Math.floor(0.5 * sampleRate);
-  return Array.from({ length: shifts }, (_, k) => Math.floor((maxShift * (k + 1)) / shifts));
+  const random = mulberry32(seed);
+  return Array.from({ length: shifts }, () => maxShift - Math.floor(random() * (maxShift + 1)));
 }
 
 /** All segments of a track of `length` samples, ordered by `keepStart` (the streaming order). */
@@ -38,7 +62,7 @@ export function planSegments(length: number, o: PlanOptions): PlannedSegment[] {
   const stride = Math.floor((1 - o.overlap) * o.segment);
   if (stride <= 0) throw new Error(`overlap ${o.overlap} leaves no stride`);
   const segments: PlannedSegment[] = [];
-  passDelays(o.shifts, o.sampleRate).forEach((delay, pass) => {
+  passDelays(o.shifts, o.sampleRate, o.seed).forEach((delay, pass) => {
     // In the delayed track y = [zeros(delay), x], segments start at 0, stride, ... (apply_model).
     const yLength = length + delay;
     for (let offset = 0; offset < yLength; offset += stride) {

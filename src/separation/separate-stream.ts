@@ -61,6 +61,7 @@ export async function separateStream(
     segment: seg,
     overlap: o.settings.overlap,
     shifts: o.settings.shifts,
+    seed: o.settings.seed,
     sampleRate: o.sampleRate,
   });
   const passes = Math.max(...plan.map((s) => s.pass)) + 1;

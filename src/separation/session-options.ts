@@ -23,7 +23,9 @@ export interface SessionTuning {
  */
 export function htdemucsSessionOptions(t: SessionTuning): InferenceSession.SessionOptions {
   return {
-    executionProviders: t.executionProvider === 'cuda' ? ['cuda', 'cpu'] : ['cpu'],
+    // 'cpu' after 'cuda' places the few nodes CUDA has no kernel for; it is not a fallback: when the
+    // CUDA provider cannot load, creating the session fails (execution-provider.ts explains it).
+    executionProviders: t.executionProvider === 'cuda' ? [{ name: 'cuda', deviceId: 0 }, 'cpu'] : ['cpu'],
     graphOptimizationLevel: 'all',
     executionMode: 'sequential',
     enableCpuMemArena: false,

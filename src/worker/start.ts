@@ -11,6 +11,7 @@ import { denoiseStage } from './denoise-pipeline.ts';
 import { startRetentionSweeper } from './retention.ts';
 import { startWebhookDispatcher } from '../webhooks/dispatcher.ts';
 import { safeError } from '../queue/log-swallowed.ts';
+import { assertExecutionProviderInstalled } from '../separation/execution-provider.ts';
 
 export interface Workers {
   stop(): Promise<void>;
@@ -34,6 +35,8 @@ export const STAGE_HANDLERS: Record<StageType, StageHandler> = {
 export async function startWorkers(deps: WorkerDeps): Promise<Workers> {
   const missing = stageTypes().filter((h) => typeof STAGE_HANDLERS[h] !== 'function');
   if (missing.length) throw new Error(`no worker handler for ${missing.join(', ')}`);
+  // A GPU worker without its CUDA libraries stops here, not at its first job, and never runs on CPU.
+  assertExecutionProviderInstalled(deps.config.onnx.executionProvider);
   const shutdown = new AbortController();
   const runner = {
     services: deps,

@@ -17,3 +17,11 @@ describe('environment of the separation process', () => {
     expect(tunables.slice(2)).toEqual(ENGINE_MALLOC_TUNABLES.filter((t) => !t.startsWith('glibc.malloc.hugetlb=')));
   });
 });
+
+describe('environment of a CUDA separation process', () => {
+  it('leaves the CPU malloc tunables out and the rest as is', () => {
+    const env = engineProcessEnv({ PATH: '/usr/bin', GLIBC_TUNABLES: 'glibc.malloc.tcache_count=0' }, 'cuda');
+    expect(env).toEqual({ PATH: '/usr/bin', GLIBC_TUNABLES: 'glibc.malloc.tcache_count=0' });
+    expect(engineProcessEnv({}, 'cpu').GLIBC_TUNABLES?.split(':')).toEqual([...ENGINE_MALLOC_TUNABLES]);
+  });
+});
