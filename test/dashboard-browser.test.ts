@@ -13,14 +13,17 @@ import { setPasswordHash } from '../src/store/account-passwords.ts';
 import { hashPassword } from '../src/dashboard/password.ts';
 import { findJob } from '../src/store/jobs.ts';
 import { findWebhook, recordDeliveryOutcome } from '../src/store/webhooks.ts';
+import { sanitizeFileName } from '../src/domain/formats.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 /** `UPDATE_SCREENSHOTS=1 npx vitest run test/dashboard-browser.test.ts` refreshes docs/screenshots. */
 const screenshots = process.env.UPDATE_SCREENSHOTS === '1';
 
-// A file name a careless page would execute: it must show as text.
+// A file name a careless page would execute: nothing of it may run. The API stores every client-sent
+// name through its one sanitiser, so the page shows (as text) what the server kept.
 const HOSTILE_NAME = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>.wav';
+const SHOWN_NAME = sanitizeFileName(HOSTILE_NAME);
 
 /**
  * The dashboard in Chromium against the real server, worker and HTDemucs model: sign in, upload a
@@ -161,7 +164,7 @@ describe('dashboard (Chromium, real server)', () => {
     await page.waitForURL(/\/jobs\/[^/]+$/);
     jobId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
     // The upload bar reached the end before the job was created.
-    await heading(page, HOSTILE_NAME);
+    await heading(page, SHOWN_NAME);
 
     // The jobs list follows the job to COMPLETED by itself (polling), without a reload.
     await page.getByRole('link', { name: 'Jobs', exact: true }).click();
@@ -177,7 +180,7 @@ describe('dashboard (Chromium, real server)', () => {
     }
     expect(await row.getAttribute('data-status')).toBe('COMPLETED');
     expect([...seen].some((x) => x === 'PENDING' || x === 'PROCESSING')).toBe(true);
-    await expect(row.getByRole('link').textContent()).resolves.toBe(HOSTILE_NAME);
+    await expect(row.getByRole('link').textContent()).resolves.toBe(SHOWN_NAME);
     charged = (await findJob(s.rt.db, jobId))!.credits_charged ?? 0;
     expect(charged).toBeGreaterThanOrEqual(6);
     await expect(row.locator('td').nth(4).textContent()).resolves.toBe(String(charged));
@@ -195,7 +198,7 @@ describe('dashboard (Chromium, real server)', () => {
 
   test('the stem player plays the four stems on one clock; mute and solo set the gains; downloads', async () => {
     await page.goto(`${s.base}/jobs/${encodeURIComponent(jobId)}`);
-    await heading(page, HOSTILE_NAME);
+    await heading(page, SHOWN_NAME);
     const player = page.locator('section.player');
     await player.and(page.locator('[data-ready="true"]')).waitFor({ timeout: 30_000 });
     const rows = page.locator('li.stem');
@@ -346,7 +349,7 @@ describe('dashboard (Chromium, real server)', () => {
     await signIn(p2, stranger);
     await p2.goto(`${s.base}/jobs/${encodeURIComponent(jobId)}`);
     await heading(p2, 'Job not found');
-    expect(await p2.getByText(HOSTILE_NAME).count()).toBe(0);
+    expect(await p2.getByText(SHOWN_NAME).count()).toBe(0);
     await axe(p2, 'not found');
     await p2.goto(`${s.base}/jobs`);
     await p2.getByText('No jobs yet').waitFor();
