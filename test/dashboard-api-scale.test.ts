@@ -1,28 +1,47 @@
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { SIGN_IN_PER_ACCOUNT } from '../src/dashboard/throttle.ts';
 import { dashboardClient, newDashboardUser } from './helpers/dashboard.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
+import { freshDatabase, type TestDatabase } from './helpers/db.ts';
+import { startS3Server, type TestS3Server } from './helpers/s3-server.ts';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /**
- * Two API processes' worth of app (two runtimes, two listeners) over one database and one Redis, as
- * in the scale-out deployment: a session made on one is honoured by the other, sign-out on one
+ * Two API processes' worth of app (two runtimes, two listeners) in the scale-out deployment, over one
+ * PostgreSQL database, one Redis and one S3 store: a session made on one is honoured by the other, sign-out on one
  * ends it on both, and the sign-in throttle counts attempts across both.
  */
 describe('dashboard sessions and throttling across API instances (shared database and Redis)', () => {
   let a: TestServer;
   let b: TestServer;
+  let db: TestDatabase;
+  let s3: TestS3Server;
   beforeAll(async () => {
-    const redis = { REDIS_URL, REDIS_PREFIX: `sf-dash-${randomBytes(4).toString('hex')}` };
-    a = await startTestServer('sqlite', redis);
-    b = await startTestServer('sqlite', { ...redis, DATABASE_URL: `sqlite:${join(a.dataDir, 'stemforge.db')}` });
+    db = await freshDatabase('postgres');
+    s3 = await startS3Server('stemforge-dashboard-scale');
+    const env = {
+      STEMFORGE_MODE: 'scale-out',
+      DATABASE_URL: db.url,
+      REDIS_URL,
+      REDIS_PREFIX: `sf-dash-${randomBytes(4).toString('hex')}`,
+      STORAGE: 's3',
+      S3_BUCKET: s3.bucket,
+      S3_REGION: s3.region,
+      S3_ENDPOINT: s3.endpoint,
+      S3_ACCESS_KEY_ID: s3.accessKeyId,
+      S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+      STEMFORGE_SIGNING_SECRET: randomBytes(32).toString('hex'),
+    };
+    a = await startTestServer('sqlite', env, {}, { dbSchema: db.schema });
+    b = await startTestServer('sqlite', env, {}, { dbSchema: db.schema });
   });
   afterAll(async () => {
     await b?.close();
     await a?.close();
+    await db?.destroy();
+    await s3?.close();
   });
 
   test('a session from instance A works on B; sign-out on B ends it on A', async () => {

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../config.ts';
 import { ApiError } from '../domain/errors.ts';
+import { MAX_PARAM_LENGTH, paramTooLongError } from '../http/error-handler.ts';
 
 /** Where `npm run build:web` writes the front end. */
 export const DEFAULT_WEB_DIR = fileURLToPath(new URL('../../web/dist/', import.meta.url));
@@ -77,7 +78,12 @@ export function registerDashboardPages(app: FastifyInstance, webDir: string, csp
   };
   app.get('/*', { config: { auth: 'none' } }, async (request, reply) => {
     const path = request.url.split('?')[0];
-    if (API_PATHS.test(path)) throw new ApiError('NOT_FOUND', `No route GET ${path}.`);
+    if (API_PATHS.test(path)) {
+      // An API route whose id is over the router's limit lands here (the router falls back to
+      // this wildcard): answer as the router itself would.
+      if (path.split('/').some((part) => part.length > MAX_PARAM_LENGTH)) throw paramTooLongError();
+      throw new ApiError('NOT_FOUND', `No route GET ${path}.`);
+    }
     let decoded: string;
     try {
       decoded = decodeURIComponent(path);

@@ -7,7 +7,7 @@ import { installJsonParser } from './json-body.ts';
 import { installIdempotency } from './idempotency.ts';
 import type { Runtime } from '../runtime.ts';
 import { apiKeyHook } from './auth.ts';
-import { installErrorHandler } from './error-handler.ts';
+import { installErrorHandler, paramTooLongError } from './error-handler.ts';
 import { type AnyRoute, registerRoutes } from './route.ts';
 import { balanceRoutes } from './balance.ts';
 import { uploadGrantRoutes } from './upload.ts';
@@ -86,9 +86,7 @@ export function buildApp(rt: Runtime, opts: AppOptions = {}): FastifyInstance {
       const reply = res as unknown as FastifyReply;
       const e =
         err.code === 'FST_ERR_MAX_PARAM_LENGTH'
-          ? new ApiError('VALIDATION_ERROR', 'A path parameter is longer than 100 characters; ids are shorter.', {
-              field: null,
-            })
+          ? paramTooLongError()
           : new ApiError('VALIDATION_ERROR', 'The request URL is malformed.', { field: null });
       reply.code(e.status).send(e.toBody());
     },
