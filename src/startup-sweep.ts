@@ -1,7 +1,16 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Runtime } from './runtime.ts';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { Db } from './store/schema.ts';
 import { findJob } from './store/jobs.ts';
+
+/** What the sweep reads: where the data folder is, the mode, the job leases; it logs what it removed. */
+interface SweepDeps {
+  config: Pick<Config, 'dataDir' | 'deployment'>;
+  db: Db;
+  log: Logger;
+}
 
 /** A job attempt's work folder (`src/worker/run-job.ts`): `<jobId>-<stage>-<attempt>`. */
 const WORK_DIR = /^(job_[0-9A-Za-z]+)-([a-z]+)-(\d+)$/;
@@ -31,21 +40,21 @@ export interface SweepOptions {
  * are touched. Returns what it removed, for the log.
  */
 export async function sweepStartupLeftovers(
-  rt: Runtime,
+  deps: SweepDeps,
   opts: SweepOptions = {},
 ): Promise<{ workDirs: string[]; tempFiles: string[] }> {
-  const mode = opts.mode ?? rt.config.deployment.mode;
+  const mode = opts.mode ?? deps.config.deployment.mode;
   const now = opts.now ?? new Date();
-  const workRoot = join(rt.config.dataDir, 'work');
+  const workRoot = join(deps.config.dataDir, 'work');
   const workDirs: string[] = [];
   for (const name of await listNames(workRoot)) {
     const m = WORK_DIR.exec(name);
     if (!m || opts.activeWorkDirs?.has(name)) continue;
-    if (mode === 'scale-out' && (await heldElsewhere(rt, m[1], now))) continue;
+    if (mode === 'scale-out' && (await heldElsewhere(deps, m[1], now))) continue;
     await rm(join(workRoot, name), { recursive: true, force: true });
     workDirs.push(name);
   }
-  const tmpRoot = join(rt.config.dataDir, 'tmp');
+  const tmpRoot = join(deps.config.dataDir, 'tmp');
   const tempFiles: string[] = [];
   for (const name of await listNames(tmpRoot)) {
     if (!TEMP_FILE.test(name)) continue;
@@ -58,7 +67,7 @@ export async function sweepStartupLeftovers(
     tempFiles.push(name);
   }
   if (workDirs.length || tempFiles.length) {
-    rt.log.info(
+    deps.log.info(
       { workDirs: workDirs.length, tempFiles: tempFiles.length },
       'removed work folders and temp files left by an earlier process',
     );
@@ -76,7 +85,7 @@ async function listNames(dir: string): Promise<string[]> {
 }
 
 /** A job still PROCESSING under a lease that has not run out may be running in another process. */
-async function heldElsewhere(rt: Runtime, jobId: string, now: Date): Promise<boolean> {
-  const job = await findJob(rt.db, jobId);
+async function heldElsewhere(deps: Pick<SweepDeps, 'db'>, jobId: string, now: Date): Promise<boolean> {
+  const job = await findJob(deps.db, jobId);
   return job?.status === 'PROCESSING' && job.lease_expires_at !== null && job.lease_expires_at > now.toISOString();
 }
