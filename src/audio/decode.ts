@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { readFromFfmpeg } from './ffmpeg-pipe.ts';
 import { defaultTools, ENGINE_CHANNELS, ENGINE_SAMPLE_RATE, type FfmpegTools } from './tools.ts';
 
 export interface DecodeOptions {
@@ -35,23 +35,14 @@ export async function* decodeAudio(path: string, opts: DecodeOptions = {}): Asyn
   if (opts.durationSeconds !== undefined) args.push('-t', String(opts.durationSeconds));
   if (opts.resampler === 'soxr') args.push('-af', `aresample=${sampleRate}:resampler=soxr`);
   args.push('-f', 'f32le', '-acodec', 'pcm_f32le', '-ac', String(channels), '-ar', String(sampleRate), 'pipe:1');
-  const child = spawn(tools.ffmpegPath, args, { stdio: ['ignore', 'pipe', 'pipe'], signal: opts.signal });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => {
-    if (stderr.length < 8192) stderr += d.toString();
-  });
-  const exited = new Promise<number | null>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve(code));
-  });
-  exited.catch(() => undefined);
+  const ffmpeg = readFromFfmpeg(tools, args, opts.signal);
 
   const chunkBytes = chunkFrames * channels * 4;
   const frameBytes = channels * 4;
   let leftBytes = opts.maxFrames === undefined ? Number.POSITIVE_INFINITY : Math.max(0, opts.maxFrames) * frameBytes;
   let pending: Buffer = Buffer.alloc(0);
   try {
-    for await (const data of child.stdout as AsyncIterable<Buffer>) {
+    for await (const data of ffmpeg.stdout as AsyncIterable<Buffer>) {
       pending = pending.length ? Buffer.concat([pending, data]) : data;
       while (pending.length >= chunkBytes && leftBytes >= chunkBytes) {
         yield toFloat32(pending.subarray(0, chunkBytes));
@@ -65,12 +56,12 @@ export async function* decodeAudio(path: string, opts: DecodeOptions = {}): Asyn
       if (leftBytes > 0) yield toFloat32(pending.subarray(0, leftBytes));
       return;
     }
-    const code = await exited;
-    if (code !== 0) throw new Error(`ffmpeg could not decode ${path}: ${stderr.trim() || `exit ${code}`}`);
+    const code = await ffmpeg.exited;
+    if (code !== 0) throw new Error(`ffmpeg could not decode ${path}: ${ffmpeg.stderr().trim() || `exit ${code}`}`);
     const whole = pending.length - (pending.length % frameBytes);
     if (whole > 0) yield toFloat32(pending.subarray(0, whole));
   } finally {
-    if (child.exitCode === null) child.kill('SIGKILL');
+    ffmpeg.stop();
   }
 }
 

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { readFromFfmpeg } from './ffmpeg-pipe.ts';
 import { defaultTools, type FfmpegTools } from './tools.ts';
 
 export interface DecodedLength {
@@ -41,22 +41,13 @@ export async function measureDecodedLength(
   const sampleRate = opts.sampleRate;
   const args = ['-nostdin', '-v', 'error', '-i', path, '-vn', '-sn', '-dn'];
   args.push('-f', 's16le', '-acodec', 'pcm_s16le', '-ac', '1', '-ar', String(sampleRate), 'pipe:1');
-  const child = spawn(tools.ffmpegPath, args, { stdio: ['ignore', 'pipe', 'pipe'], signal: opts.signal });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => {
-    if (stderr.length < 8192) stderr += d.toString();
-  });
-  const exited = new Promise<number | null>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve(code));
-  });
-  exited.catch(() => undefined);
+  const ffmpeg = readFromFfmpeg(tools, args, opts.signal);
   const stopAfterBytes =
     opts.stopAfterSeconds === undefined ? Number.POSITIVE_INFINITY : Math.ceil(opts.stopAfterSeconds * sampleRate) * 2;
   let bytes = 0;
   let stopped = false;
   try {
-    for await (const data of child.stdout as AsyncIterable<Buffer>) {
+    for await (const data of ffmpeg.stdout as AsyncIterable<Buffer>) {
       bytes += data.length;
       if (bytes > stopAfterBytes) {
         stopped = true;
@@ -64,8 +55,8 @@ export async function measureDecodedLength(
       }
     }
     if (!stopped) {
-      const code = await exited;
-      const detail = stderr.trim().split('\n')[0] ?? '';
+      const code = await ffmpeg.exited;
+      const detail = ffmpeg.stderr().trim().split('\n')[0] ?? '';
       opts.signal?.throwIfAborted();
       if (code !== 0) {
         throw new UndecodableAudioError('the audio could not be decoded', detail || `ffmpeg exit ${code}`);
@@ -77,7 +68,7 @@ export async function measureDecodedLength(
     if (e.code === 'ENOENT') throw new Error(`ffmpeg not found at ${tools.ffmpegPath}`);
     throw err;
   } finally {
-    if (child.exitCode === null) child.kill('SIGKILL');
+    ffmpeg.stop();
   }
   const frames = Math.floor(bytes / 2);
   return { seconds: frames / sampleRate, frames, sampleRate, complete: !stopped };

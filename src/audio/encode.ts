@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { once } from 'node:events';
+import { type FfmpegExit, watchFfmpeg } from './ffmpeg-pipe.ts';
 import { defaultTools, ENGINE_CHANNELS, ENGINE_SAMPLE_RATE, type FfmpegTools } from './tools.ts';
 
 export type AudioFormat = 'mp3' | 'wav' | 'flac';
@@ -35,8 +36,7 @@ const CODEC_ARGS: Record<AudioFormat, string[]> = {
 /** Streams interleaved float PCM into ffmpeg, which encodes it to a file in the chosen format. */
 export class AudioEncoder {
   private readonly child: ChildProcessByStdio<Writable, null, Readable>;
-  private readonly exited: Promise<number | null>;
-  private stderr = '';
+  private readonly ffmpeg: FfmpegExit;
 
   constructor(
     readonly outPath: string,
@@ -70,30 +70,25 @@ export class AudioEncoder {
       outPath,
     ];
     this.child = spawn(tools.ffmpegPath, args, { stdio: ['pipe', 'ignore', 'pipe'] });
-    this.child.stderr.on('data', (d: Buffer) => {
-      if (this.stderr.length < 8192) this.stderr += d.toString();
-    });
+    this.ffmpeg = watchFfmpeg(this.child);
     this.child.stdin.on('error', () => undefined);
-    this.exited = new Promise((resolve, reject) => {
-      this.child.on('error', reject);
-      this.child.on('close', (code) => resolve(code));
-    });
-    this.exited.catch(() => undefined);
   }
 
   /** Writes interleaved samples, waiting for the pipe to drain (back-pressure keeps memory flat). */
   async write(interleaved: Float32Array): Promise<void> {
     const buf = Buffer.from(interleaved.buffer, interleaved.byteOffset, interleaved.byteLength);
     if (!this.child.stdin.write(buf)) {
-      await Promise.race([once(this.child.stdin, 'drain'), this.exited]);
+      await Promise.race([once(this.child.stdin, 'drain'), this.ffmpeg.exited]);
     }
   }
 
   /** Closes the input and waits until the file is complete. */
   async end(): Promise<void> {
     this.child.stdin.end();
-    const code = await this.exited;
-    if (code !== 0) throw new Error(`ffmpeg could not encode ${this.outPath}: ${this.stderr.trim() || `exit ${code}`}`);
+    const code = await this.ffmpeg.exited;
+    if (code !== 0) {
+      throw new Error(`ffmpeg could not encode ${this.outPath}: ${this.ffmpeg.stderr().trim() || `exit ${code}`}`);
+    }
   }
 
   abort(): void {
