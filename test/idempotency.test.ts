@@ -7,7 +7,9 @@ import { makeTone } from './helpers/audio.ts';
 import { uploadFile } from './helpers/jobs.ts';
 import { canonicalJson } from '../src/http/idempotency.ts';
 import { grantCredits } from '../src/store/credits.ts';
-import { findIdempotencyKey, sweepIdempotencyKeys } from '../src/store/idempotency-keys.ts';
+import { claimIdempotencyKey, findIdempotencyKey, sweepIdempotencyKeys } from '../src/store/idempotency-keys.ts';
+import { createStemJob } from '../src/jobs/create-stem-job.ts';
+import { CreateJobRequest, JobCreated } from '../src/contract/jobs.ts';
 
 /**
  * Idempotency-Key over real HTTP on both dialects. Two servers share one database, each with its
@@ -166,6 +168,48 @@ describe.each(['sqlite', 'postgres'] as const)('Idempotency-Key on %s', (dialect
       await restarted.close();
     }
   }, 30_000);
+
+  test('the job and its answer commit together: a crash before the answer leaves cannot create a second job', async () => {
+    const body = { uploadKey, outputType: 'BOTH' };
+    const before = { jobs: await jobCount(), balance: await balance() };
+    const claimFor = async (key: string, lockMs: number) => {
+      const claim = await claimIdempotencyKey(a.rt.db, {
+        accountId: user.id,
+        key,
+        requestHash: hashOf('POST', '/v1/jobs', body),
+        now: new Date(),
+        lockMs,
+        ttlMs: 3_600_000,
+      });
+      if (claim.kind !== 'claimed') throw new Error('the key should be free');
+      const render = (r: unknown) => JSON.stringify(JobCreated.parse(r));
+      return { accountId: user.id, key, claimId: claim.claimId, status: 201, render };
+    };
+    // The process creates the job, then dies before its answer is stored by the response hook.
+    const created = await createStemJob(a.rt, user.id, CreateJobRequest.parse(body), await claimFor('commit-1', 0));
+    const retry = await post(b, '/v1/jobs', body, 'commit-1');
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(((await retry.json()) as { id: string }).id).toBe(created.id);
+    expect(await jobCount()).toBe(before.jobs + 1);
+    expect(await balance()).toBe(before.balance - created.creditsRequired);
+
+    // A claim taken over (its lock ran out, a retry claimed the key) before the job committed:
+    // the stalled creation rolls back, job and hold together.
+    const stalled = await claimFor('commit-2', 0);
+    await claimIdempotencyKey(a.rt.db, {
+      ...stalled,
+      requestHash: hashOf('POST', '/v1/jobs', body),
+      now: new Date(),
+      lockMs: 60_000,
+      ttlMs: 3_600_000,
+    });
+    await expect(createStemJob(a.rt, user.id, CreateJobRequest.parse(body), stalled)).rejects.toMatchObject({
+      code: 'IDEMPOTENCY_KEY_IN_PROGRESS',
+    });
+    expect(await jobCount()).toBe(before.jobs + 1);
+    expect(await balance()).toBe(before.balance - created.creditsRequired);
+  });
 
   test('expired keys are swept and do not block a new request', async () => {
     const now = Date.now();

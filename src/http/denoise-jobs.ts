@@ -38,7 +38,7 @@ export function denoiseJobRoutes(rt: Runtime) {
         'MODEL_NOT_INSTALLED',
         'INSUFFICIENT_CREDITS',
       ],
-      handler: ({ body, auth }) => createDenoiseJob(rt, auth.accountId, body),
+      handler: ({ body, auth, idempotent }) => createDenoiseJob(rt, auth.accountId, body, idempotent),
     }),
     defineRoute({
       method: 'GET',

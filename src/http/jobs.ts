@@ -36,7 +36,7 @@ export function jobRoutes(rt: Runtime) {
         'MODEL_NOT_INSTALLED',
         'INSUFFICIENT_CREDITS',
       ],
-      handler: ({ body, auth }) => createStemJob(rt, auth.accountId, body),
+      handler: ({ body, auth, idempotent }) => createStemJob(rt, auth.accountId, body, idempotent),
     }),
     defineRoute({
       method: 'GET',

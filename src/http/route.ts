@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { ApiError, type ErrorCode } from '../domain/errors.ts';
+import type { IdempotentAnswer } from '../store/idempotency-keys.ts';
 import type { AuthContext } from './auth.ts';
 
 /**
@@ -51,6 +52,11 @@ export interface RouteInput<B, Q, P> {
   auth: AuthContext;
   request: FastifyRequest;
   reply: FastifyReply;
+  /**
+   * Set when the request claimed an Idempotency-Key: the creating transaction writes the answer with
+   * what it creates (`insertHeldJob`), so a crash before the answer is stored cannot free the key.
+   */
+  idempotent?: IdempotentAnswer;
 }
 
 export function defineRoute<B = unknown, Q = unknown, P = unknown>(spec: RouteSpec<B, Q, P>): RouteSpec<B, Q, P> {
@@ -143,6 +149,13 @@ export function registerRoutes(app: FastifyInstance, routes: AnyRoute[]): void {
           auth: request.auth as AuthContext,
           request,
           reply,
+          idempotent: request.idempotency && {
+            accountId: request.idempotency.accountId,
+            key: request.idempotency.key,
+            claimId: request.idempotency.claimId,
+            status: spec.status,
+            render: (result) => JSON.stringify(spec.response ? spec.response.parse(result) : result),
+          },
         };
         const result = await spec.handler(input);
         if (reply.sent) return reply;

@@ -54,7 +54,7 @@ export function trackJobRoutes(rt: Runtime) {
       status: 201,
       response: TrackJobCreated,
       errors: [...CREATE_ERRORS],
-      handler: ({ body, auth }) => createTrackJob(rt, auth.accountId, body, 'track'),
+      handler: ({ body, auth, idempotent }) => createTrackJob(rt, auth.accountId, body, 'track', idempotent),
     }),
     defineRoute({
       method: 'POST',
@@ -67,8 +67,8 @@ export function trackJobRoutes(rt: Runtime) {
       status: 201,
       response: TrackJobCreated,
       errors: [...CREATE_ERRORS],
-      handler: ({ body: { soundcloudUrl, ...rest }, auth }) =>
-        createTrackJob(rt, auth.accountId, { ...rest, trackUrl: soundcloudUrl }, 'soundcloud'),
+      handler: ({ body: { soundcloudUrl, ...rest }, auth, idempotent }) =>
+        createTrackJob(rt, auth.accountId, { ...rest, trackUrl: soundcloudUrl }, 'soundcloud', idempotent),
     }),
     ...mediaReadRoutes(rt, { ...READ, path: '/v1/track-jobs' }),
     ...mediaReadRoutes(rt, { ...READ, path: '/v1/soundcloud-jobs' }),

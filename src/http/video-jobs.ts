@@ -53,7 +53,7 @@ export function videoJobRoutes(rt: Runtime) {
       status: 201,
       response: VideoJobCreated,
       errors: [...CREATE_ERRORS],
-      handler: ({ body, auth }) => createVideoJob(rt, auth.accountId, body, 'video'),
+      handler: ({ body, auth, idempotent }) => createVideoJob(rt, auth.accountId, body, 'video', idempotent),
     }),
     defineRoute({
       method: 'POST',
@@ -65,8 +65,8 @@ export function videoJobRoutes(rt: Runtime) {
       status: 201,
       response: VideoJobCreated,
       errors: [...CREATE_ERRORS],
-      handler: ({ body: { youtubeUrl, ...rest }, auth }) =>
-        createVideoJob(rt, auth.accountId, { ...rest, videoUrl: youtubeUrl }, 'youtube'),
+      handler: ({ body: { youtubeUrl, ...rest }, auth, idempotent }) =>
+        createVideoJob(rt, auth.accountId, { ...rest, videoUrl: youtubeUrl }, 'youtube', idempotent),
     }),
     ...mediaReadRoutes(rt, { ...READ, path: '/v1/video-jobs' }),
     ...mediaReadRoutes(rt, { ...READ, path: '/v1/youtube-jobs' }),

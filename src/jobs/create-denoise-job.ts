@@ -4,6 +4,7 @@ import { newId } from '../domain/ids.ts';
 import { sanitizeFileName } from '../domain/formats.ts';
 import type { CreateDenoiseJobRequest } from '../contract/denoise.ts';
 import { checkLimits, inputFromUpload } from './acquire-input.ts';
+import type { IdempotentAnswer } from '../store/idempotency-keys.ts';
 import { insertHeldJob } from './insert-held-job.ts';
 import { estimateSeconds } from './estimate.ts';
 import { requireModel } from './require-model.ts';
@@ -21,6 +22,7 @@ export async function createDenoiseJob(
   deps: Pick<JobDeps, 'config' | 'db' | 'queue' | 'log' | 'models'>,
   accountId: string,
   body: z.infer<typeof CreateDenoiseJobRequest>,
+  idempotent?: IdempotentAnswer,
 ) {
   await requireModel(deps.models, DENOISE_MODEL, 'Voice cleaning');
   const input = await inputFromUpload(deps, accountId, body.inputFilePath);
@@ -41,32 +43,37 @@ export async function createDenoiseJob(
       'declared duration differs from the measured one; billing the measured',
     );
   }
-  await insertHeldJob(deps, {
-    id,
-    accountId,
-    kind: 'denoise',
-    input: jobInput,
-    options,
-    sourceKey: input.sourceKey,
-    durationSeconds: input.durationSeconds,
-    creditsRequired: credits,
-    hold: credits,
-    createdAt: now,
-  });
-  return {
-    jobId: id,
-    id,
-    status: 'PENDING' as const,
-    outputFormat: options.outputFormat,
-    createdAt: now,
-    durationSeconds: credits,
-    creditsRequired: credits,
-    estimatedSeconds: await estimateSeconds(
-      deps.db,
-      ['denoise'],
-      input.durationSeconds,
-      'DENOISE',
-      deps.config.workers.concurrency,
-    ),
-  };
+  const estimatedSeconds = await estimateSeconds(
+    deps.db,
+    ['denoise'],
+    input.durationSeconds,
+    'DENOISE',
+    deps.config.workers.concurrency,
+  );
+  return insertHeldJob(
+    deps,
+    {
+      id,
+      accountId,
+      kind: 'denoise',
+      input: jobInput,
+      options,
+      sourceKey: input.sourceKey,
+      durationSeconds: input.durationSeconds,
+      creditsRequired: credits,
+      hold: credits,
+      createdAt: now,
+    },
+    () => ({
+      jobId: id,
+      id,
+      status: 'PENDING' as const,
+      outputFormat: options.outputFormat,
+      createdAt: now,
+      durationSeconds: credits,
+      creditsRequired: credits,
+      estimatedSeconds,
+    }),
+    idempotent,
+  );
 }

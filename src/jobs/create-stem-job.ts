@@ -10,12 +10,18 @@ import { SIX_STEM_MODEL } from '../separation/stems.ts';
 import { STEMS_BY_OUTPUT_TYPE } from '../domain/job-state.ts';
 import { DENOISE_MODEL } from '../denoise/model-files.ts';
 import { requireModel } from './require-model.ts';
+import type { IdempotentAnswer } from '../store/idempotency-keys.ts';
 
 /**
  * POST /jobs: validates the request, resolves and measures the input, then holds the credits and
  * creates the job in one transaction (`insertHeldJob`). Returns the JobCreated body.
  */
-export async function createStemJob(deps: JobDeps, accountId: string, body: z.infer<typeof CreateJobRequest>) {
+export async function createStemJob(
+  deps: JobDeps,
+  accountId: string,
+  body: z.infer<typeof CreateJobRequest>,
+  idempotent?: IdempotentAnswer,
+) {
   if (!body.uploadKey && !body.sourceUrl)
     throw new ApiError('MISSING_INPUT', 'Send exactly one of uploadKey or sourceUrl; neither was given.');
   if (body.uploadKey && body.sourceUrl) throw new ApiError('CONFLICTING_INPUT');
@@ -44,37 +50,42 @@ export async function createStemJob(deps: JobDeps, accountId: string, body: z.in
     outputFormat: body.outputFormat,
     denoiseVocals: body.denoiseVocals,
   };
-  const { callbackSecret } = await insertHeldJob(deps, {
-    id,
-    accountId,
-    kind: 'stem',
-    input: jobInput,
-    options,
-    metadata: body.metadata,
-    sourceKey: input.sourceKey,
-    durationSeconds: input.durationSeconds,
-    creditsRequired: credits,
-    hold: credits,
-    createdAt: now,
-    callbackUrl: body.callbackUrl,
-  });
-  return {
-    id,
-    status: 'PENDING' as const,
-    progress: 0,
-    createdAt: now,
-    estimatedSeconds: await estimateSeconds(
-      deps.db,
-      ['stem'],
-      input.durationSeconds,
-      body.quality,
-      deps.config.workers.concurrency,
-    ),
-    creditsRequired: credits,
-    input: { fileName, durationSeconds: credits, fileSizeBytes: input.fileSizeBytes },
-    options: { outputType: options.outputType, quality: options.quality, outputFormat: options.outputFormat },
-    outputs: null,
-    metadata: body.metadata ?? null,
-    ...(callbackSecret ? { callbackSecret } : {}),
-  };
+  const estimatedSeconds = await estimateSeconds(
+    deps.db,
+    ['stem'],
+    input.durationSeconds,
+    body.quality,
+    deps.config.workers.concurrency,
+  );
+  return insertHeldJob(
+    deps,
+    {
+      id,
+      accountId,
+      kind: 'stem',
+      input: jobInput,
+      options,
+      metadata: body.metadata,
+      sourceKey: input.sourceKey,
+      durationSeconds: input.durationSeconds,
+      creditsRequired: credits,
+      hold: credits,
+      createdAt: now,
+      callbackUrl: body.callbackUrl,
+    },
+    (callbackSecret) => ({
+      id,
+      status: 'PENDING' as const,
+      progress: 0,
+      createdAt: now,
+      estimatedSeconds,
+      creditsRequired: credits,
+      input: { fileName, durationSeconds: credits, fileSizeBytes: input.fileSizeBytes },
+      options: { outputType: options.outputType, quality: options.quality, outputFormat: options.outputFormat },
+      outputs: null,
+      metadata: body.metadata ?? null,
+      ...(callbackSecret ? { callbackSecret } : {}),
+    }),
+    idempotent,
+  );
 }

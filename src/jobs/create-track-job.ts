@@ -9,6 +9,7 @@ import { parseTrackUrl, type ParsedTrackUrl } from '../domain/track-url.ts';
 import type { MediaInfo } from '../sources/ytdlp.ts';
 import type { CreateTrackJobRequest } from '../contract/track-jobs.ts';
 import { checkMinimumDuration, fetchMetadataOrReject } from './media-metadata.ts';
+import type { IdempotentAnswer } from '../store/idempotency-keys.ts';
 import { insertHeldJob } from './insert-held-job.ts';
 import type { TrackJobInput } from './payloads.ts';
 
@@ -29,6 +30,7 @@ export async function createTrackJob(
   accountId: string,
   body: z.infer<typeof CreateTrackJobRequest>,
   via: 'track' | 'soundcloud' = 'track',
+  idempotent?: IdempotentAnswer,
 ) {
   const parsed = parseTrackUrl(body.trackUrl);
   const info = await fetchMetadataOrReject(deps, parsed.canonicalUrl, 'track');
@@ -52,36 +54,40 @@ export async function createTrackJob(
     trackUrl: parsed.canonicalUrl,
     via,
   };
-  const { callbackSecret } = await insertHeldJob(deps, {
-    id,
-    accountId,
-    kind: 'track',
-    input,
-    options: { ...TRACK_OPTIONS },
-    sourceKey: null,
-    durationSeconds: known,
-    creditsRequired: credits,
-    hold: credits ?? UNKNOWN_TRACK_HOLD_CREDITS,
-    createdAt,
-    metadata: body.metadata,
-    callbackUrl: body.callbackUrl,
-  });
-  return {
-    id,
-    status: 'PENDING' as const,
-    trackId: input.trackId,
-    trackTitle: input.trackTitle,
-    trackDuration: input.trackDuration,
-    trackDurationEstimated: input.trackDurationEstimated,
-    trackArtwork: input.trackArtwork,
-    artistName: input.artistName,
-    soundcloudUrl: input.trackUrl,
-    creditsRequired: credits,
-    outputs: [...STEMS_BY_OUTPUT_TYPE[TRACK_OPTIONS.outputType]],
-    note: trackNote(input.trackDurationEstimated),
-    createdAt,
-    ...(callbackSecret ? { callbackSecret } : {}),
-  };
+  return insertHeldJob(
+    deps,
+    {
+      id,
+      accountId,
+      kind: 'track',
+      input,
+      options: { ...TRACK_OPTIONS },
+      sourceKey: null,
+      durationSeconds: known,
+      creditsRequired: credits,
+      hold: credits ?? UNKNOWN_TRACK_HOLD_CREDITS,
+      createdAt,
+      metadata: body.metadata,
+      callbackUrl: body.callbackUrl,
+    },
+    (callbackSecret) => ({
+      id,
+      status: 'PENDING' as const,
+      trackId: input.trackId,
+      trackTitle: input.trackTitle,
+      trackDuration: input.trackDuration,
+      trackDurationEstimated: input.trackDurationEstimated,
+      trackArtwork: input.trackArtwork,
+      artistName: input.artistName,
+      soundcloudUrl: input.trackUrl,
+      creditsRequired: credits,
+      outputs: [...STEMS_BY_OUTPUT_TYPE[TRACK_OPTIONS.outputType]],
+      note: trackNote(input.trackDurationEstimated),
+      createdAt,
+      ...(callbackSecret ? { callbackSecret } : {}),
+    }),
+    idempotent,
+  );
 }
 
 /**

@@ -8,6 +8,7 @@ import { STEMS_BY_OUTPUT_TYPE } from '../domain/job-state.ts';
 import { parseVideoUrl } from '../domain/video-url.ts';
 import type { CreateVideoJobRequest, VideoOutputType } from '../contract/video-jobs.ts';
 import { checkMinimumDuration, fetchMetadataOrReject } from './media-metadata.ts';
+import type { IdempotentAnswer } from '../store/idempotency-keys.ts';
 import { insertHeldJob } from './insert-held-job.ts';
 import type { VideoJobInput } from './payloads.ts';
 
@@ -25,6 +26,7 @@ export async function createVideoJob(
   accountId: string,
   body: z.infer<typeof CreateVideoJobRequest>,
   via: 'video' | 'youtube' = 'video',
+  idempotent?: IdempotentAnswer,
 ) {
   const { videoId, canonicalUrl } = parseVideoUrl(body.videoUrl);
   const info = await fetchMetadataOrReject(deps, canonicalUrl, 'video');
@@ -54,32 +56,36 @@ export async function createVideoJob(
     channelName: info.channel ?? info.uploader ?? '',
     via,
   };
-  const { callbackSecret } = await insertHeldJob(deps, {
-    id,
-    accountId,
-    kind: 'video',
-    input,
-    options: { outputType, quality: body.quality, outputFormat: body.outputFormat },
-    sourceKey: null,
-    durationSeconds: info.durationSeconds,
-    creditsRequired: credits,
-    hold: credits,
-    createdAt,
-    metadata: body.metadata,
-    callbackUrl: body.callbackUrl,
-  });
-  return {
-    id,
-    status: 'PENDING' as const,
-    videoId,
-    videoTitle: input.videoTitle,
-    videoDuration: input.videoDuration,
-    videoThumbnail: input.videoThumbnail,
-    channelName: input.channelName,
-    youtubeUrl: canonicalUrl,
-    creditsRequired: credits,
-    outputs: [...STEMS_BY_OUTPUT_TYPE[outputType]],
-    createdAt,
-    ...(callbackSecret ? { callbackSecret } : {}),
-  };
+  return insertHeldJob(
+    deps,
+    {
+      id,
+      accountId,
+      kind: 'video',
+      input,
+      options: { outputType, quality: body.quality, outputFormat: body.outputFormat },
+      sourceKey: null,
+      durationSeconds: info.durationSeconds,
+      creditsRequired: credits,
+      hold: credits,
+      createdAt,
+      metadata: body.metadata,
+      callbackUrl: body.callbackUrl,
+    },
+    (callbackSecret) => ({
+      id,
+      status: 'PENDING' as const,
+      videoId,
+      videoTitle: input.videoTitle,
+      videoDuration: input.videoDuration,
+      videoThumbnail: input.videoThumbnail,
+      channelName: input.channelName,
+      youtubeUrl: canonicalUrl,
+      creditsRequired: credits,
+      outputs: [...STEMS_BY_OUTPUT_TYPE[outputType]],
+      createdAt,
+      ...(callbackSecret ? { callbackSecret } : {}),
+    }),
+    idempotent,
+  );
 }

@@ -5,6 +5,8 @@ import type { JobKind } from '../store/schema.ts';
 import { insufficientCredits } from './acquire-input.ts';
 import type { JobInputOf, JobOptionsOf } from './payloads.ts';
 import { createJobCallback } from '../store/webhooks.ts';
+import { completeIdempotencyKey, type IdempotentAnswer } from '../store/idempotency-keys.ts';
+import { ApiError } from '../domain/errors.ts';
 import { assertPublicUrl } from '../sources/address-guard.ts';
 
 interface NewJobFields {
@@ -32,15 +34,20 @@ export type NewJob = {
 /**
  * Holds the credits and inserts the job in one transaction (a job never exists without its hold;
  * two racing creations cannot overdraw the balance, and a 402 leaves nothing behind), then queues
- * its first stage: `download` while there is no stored input, else `inference`.
+ * its first stage: `download` while there is no stored input, else `inference`. Returns
+ * `created(callbackSecret)`, the route's answer; with an Idempotency-Key claim that answer is
+ * stored in the same transaction, and a claim lost meanwhile (another request took it over after
+ * a stall) rolls the job back with 409 IDEMPOTENCY_KEY_IN_PROGRESS.
  */
-export async function insertHeldJob(
+export async function insertHeldJob<T>(
   deps: Pick<JobDeps, 'config' | 'db' | 'queue'>,
   job: NewJob,
-): Promise<{ callbackSecret?: string }> {
+  created: (callbackSecret: string | undefined) => T,
+  idempotent?: IdempotentAnswer,
+): Promise<T> {
   // Refused up front with a clear 400, like a webhook; the sender re-checks at connect time.
   if (job.callbackUrl) await assertPublicUrl(job.callbackUrl, { allowPrivate: deps.config.allowPrivateUrls });
-  const callbackSecret = await deps.db.transaction().execute(async (tx) => {
+  const answer = await deps.db.transaction().execute(async (tx) => {
     if (!(await holdCredits(tx, job.accountId, job.hold, job.id))) {
       throw insufficientCredits(deps, job.hold, await getBalanceSeconds(tx, job.accountId));
     }
@@ -71,8 +78,18 @@ export async function insertHeldJob(
       completed_at: null,
       expires_at: null,
     });
-    return job.callbackUrl ? (await createJobCallback(tx, job.accountId, job.id, job.callbackUrl)).secret : undefined;
+    const secret = job.callbackUrl
+      ? (await createJobCallback(tx, job.accountId, job.id, job.callbackUrl)).secret
+      : undefined;
+    const body = created(secret);
+    if (idempotent) {
+      const { accountId, key, claimId, status } = idempotent;
+      if (!(await completeIdempotencyKey(tx, accountId, key, claimId, status, idempotent.render(body)))) {
+        throw new ApiError('IDEMPOTENCY_KEY_IN_PROGRESS', undefined, {}, { 'Retry-After': '1' });
+      }
+    }
+    return body;
   });
   await deps.queue.enqueue({ id: job.id, kind: job.kind }, job.sourceKey ? 'inference' : 'download');
-  return callbackSecret ? { callbackSecret } : {};
+  return answer;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Db, IdempotencyKeysTable } from './schema.ts';
+import type { Db, DbOrTx, IdempotencyKeysTable } from './schema.ts';
 
 export type IdempotencyRow = IdempotencyKeysTable;
 
@@ -12,6 +12,20 @@ export interface ClaimRequest {
   lockMs: number;
   /** How long the key and its answer are kept. */
   ttlMs: number;
+}
+
+/**
+ * A claimed key whose answer is written by the transaction that creates the resource (a job), so
+ * a crash between that commit and the answer leaving cannot free the key for a second creation.
+ */
+export interface IdempotentAnswer {
+  accountId: string;
+  key: string;
+  claimId: string;
+  /** The route's success status. */
+  status: number;
+  /** The route's response body for a handler result, exactly as it will be sent. */
+  render(result: unknown): string;
 }
 
 export type ClaimResult = { kind: 'claimed'; claimId: string } | { kind: 'existing'; row: IdempotencyRow };
@@ -70,9 +84,12 @@ export async function findIdempotencyKey(db: Db, accountId: string, key: string)
   );
 }
 
-/** Stores the answer of the claim's request; false when the claim was lost (taken over after a stall). */
+/**
+ * Stores the answer of the claim's request; false when the claim was lost (taken over after a
+ * stall). An answer already written by the creating transaction is replaced by the one sent.
+ */
 export async function completeIdempotencyKey(
-  db: Db,
+  db: DbOrTx,
   accountId: string,
   key: string,
   claimId: string,
@@ -85,7 +102,6 @@ export async function completeIdempotencyKey(
     .where('account_id', '=', accountId)
     .where('key', '=', key)
     .where('claim_id', '=', claimId)
-    .where('status', '=', 'running')
     .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
