@@ -17,7 +17,7 @@ import { createDenoiseJob } from '../jobs/create-denoise-job.ts';
 import { createStemJob } from '../jobs/create-stem-job.ts';
 import { createTrackJob } from '../jobs/create-track-job.ts';
 import { createVideoJob } from '../jobs/create-video-job.ts';
-import type { StoredOutputs } from '../jobs/outputs.ts';
+import { readOutputs } from '../jobs/read-job.ts';
 import type { Runtime } from '../runtime.ts';
 import { BlobNotFoundError } from '../storage/errors.ts';
 import { findAccountJob, listJobs } from '../store/jobs.ts';
@@ -73,10 +73,9 @@ export function jobRoutes(rt: Runtime) {
       handler: async ({ request, params }) => {
         const row = await ownJob(sessionOf(request).accountId, params.id);
         if (row.status === 'EXPIRED') throw new ApiError('OUTPUT_EXPIRED');
-        if (row.status !== 'COMPLETED' || !row.outputs_json) throw new ApiError('JOB_NOT_COMPLETED');
-        const sources: Array<[string, string]> = Object.entries(JSON.parse(row.outputs_json) as StoredOutputs).map(
-          ([name, o]) => [name, o.key],
-        );
+        const stored = row.status === 'COMPLETED' ? readOutputs(row) : null;
+        if (!stored) throw new ApiError('JOB_NOT_COMPLETED');
+        const sources: Array<[string, string]> = Object.entries(stored).map(([name, o]) => [name, o.key]);
         if (row.kind === 'denoise' && row.source_key && (await rt.store.stat(row.source_key))) {
           sources.push(['input', row.source_key]);
         }

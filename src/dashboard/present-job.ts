@@ -1,13 +1,8 @@
 import type { JobSummaryBody, JobViewBody } from '../contract/dashboard.ts';
-import { DOWNLOAD_URL_TTL_SECONDS, type StoredOutputs } from '../jobs/outputs.ts';
-import { readJob, type TypedJob } from '../jobs/read-job.ts';
+import { DOWNLOAD_URL_TTL_SECONDS } from '../jobs/outputs.ts';
+import { readAudioMetadata, readJob, readOutputs, type TypedJob } from '../jobs/read-job.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import type { JobRow } from '../store/jobs.ts';
-
-function metadata(row: JobRow): { bpm: number | null; key: string | null } | null {
-  if (row.status !== 'COMPLETED' || !row.audio_metadata_json) return null;
-  return JSON.parse(row.audio_metadata_json) as { bpm: number | null; key: string | null };
-}
 
 /** The title a person knows the job by: the video or track title, else the file name. */
 function title(job: TypedJob): string {
@@ -19,7 +14,7 @@ function title(job: TypedJob): string {
 /** One row of the unified jobs list; every kind has the same fields. */
 export function presentSummary(row: JobRow): JobSummaryBody {
   const job = readJob(row);
-  const meta = metadata(row);
+  const meta = readAudioMetadata(row);
   return {
     id: row.id,
     kind: row.kind,
@@ -47,8 +42,8 @@ export function relativeToSite(url: string, siteUrl: string): string {
 const formatOf = (fileName: string) => (fileName.split('.').pop() ?? '').toUpperCase();
 
 async function signedOutputs(row: JobRow, store: BlobStore, site: string): Promise<JobViewBody['outputs']> {
-  if (row.status !== 'COMPLETED' || !row.outputs_json) return {};
-  const stored = JSON.parse(row.outputs_json) as StoredOutputs;
+  const stored = row.status === 'COMPLETED' ? readOutputs(row) : null;
+  if (!stored) return {};
   const entries = await Promise.all(
     Object.entries(stored).map(async ([name, o]) => {
       const [{ url }, stat] = await Promise.all([
@@ -104,7 +99,7 @@ export async function presentView(row: JobRow, store: BlobStore, site: string): 
     ...presentSummary(row),
     options: optionsOf(job),
     errorMessage: row.error_message,
-    audioMetadata: metadata(row),
+    audioMetadata: readAudioMetadata(row),
     ...sourceOf(job),
     input: { url: input },
     outputs,

@@ -51,3 +51,4 @@ export type ProgressPhase = (typeof PROGRESS_PHASES)[number];
 /** Webhook event kinds (the contract has no others). */
 export const WEBHOOK_EVENTS = ['job.completed', 'job.failed'] as const;
 export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number];
+export const isWebhookEvent = (v: unknown): v is WebhookEventName => (WEBHOOK_EVENTS as readonly unknown[]).includes(v);

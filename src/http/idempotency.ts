@@ -58,7 +58,7 @@ export interface IdempotencyDeps {
   /** A running claim older than this was left by a crashed process and is free again. */
   lockMs: number;
   /**
-   * This is the only API process (embedded: no REDIS_URL, as for job leases): every running claim
+   * This is the only API process (embedded mode, as for job leases): every running claim
    * found at start was left by a killed predecessor and is freed at once, not after lockMs.
    */
   soleProcess: boolean;

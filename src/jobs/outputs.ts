@@ -1,14 +1,11 @@
-import type { AudioMetadataValue } from '../contract/common.ts';
+import type { z } from 'zod';
 import type { BlobStore } from '../storage/blob-store.ts';
 import type { JobRow } from '../store/jobs.ts';
+import type { StoredOutputSchema } from './payloads.ts';
+import { readAudioMetadata, readOutputs } from './read-job.ts';
 
 /** A stored output: where it lives and how it downloads. */
-export interface StoredOutput {
-  key: string;
-  fileName: string;
-  contentType: string;
-}
-
+export type StoredOutput = z.infer<typeof StoredOutputSchema>;
 export type StoredOutputs = Record<string, StoredOutput>;
 
 /** Download links are valid one hour (contract); every read of a job signs fresh ones. */
@@ -16,10 +13,10 @@ export const DOWNLOAD_URL_TTL_SECONDS = 3600;
 
 export async function signOutputs(
   store: BlobStore,
-  outputsJson: string | null,
+  row: JobRow,
 ): Promise<Record<string, { url: string; expiresAt: string }> | null> {
-  if (!outputsJson) return null;
-  const stored = JSON.parse(outputsJson) as StoredOutputs;
+  const stored = readOutputs(row);
+  if (!stored) return null;
   const entries = await Promise.all(
     Object.entries(stored).map(async ([stem, o]) => {
       const { url, expiresAt } = await store.signedDownloadUrl(o.key, {
@@ -50,7 +47,7 @@ export function outputFileName(inputFileName: string, stem: string, ext: string)
 export async function completedResults(row: JobRow, store: BlobStore) {
   if (row.status !== 'COMPLETED') return { audioMetadata: null, outputs: null };
   return {
-    audioMetadata: row.audio_metadata_json ? (JSON.parse(row.audio_metadata_json) as AudioMetadataValue) : null,
-    outputs: await signOutputs(store, row.outputs_json),
+    audioMetadata: readAudioMetadata(row),
+    outputs: await signOutputs(store, row),
   };
 }

@@ -90,3 +90,7 @@ export type TrackJobInput = JobInputOf<'track'>;
 export type DenoiseInput = JobInputOf<'denoise'>;
 export type SeparationOptions = JobOptionsOf<'stem'>;
 export type DenoiseOptions = JobOptionsOf<'denoise'>;
+
+/** What a COMPLETED job stores in `outputs_json`: each output's blob key and how it downloads. */
+export const StoredOutputSchema = z.object({ key: z.string(), fileName: z.string(), contentType: z.string() });
+export const StoredOutputsSchema = z.record(z.string(), StoredOutputSchema);

@@ -1,6 +1,5 @@
 import type { JobRow } from '../store/jobs.ts';
-import type { StoredOutputs } from './outputs.ts';
-import { readJobOf } from './read-job.ts';
+import { readJobOf, readOutputs } from './read-job.ts';
 import { presentProgress } from './present-progress.ts';
 
 /** The single output of a denoise job, under this name in `outputs_json`. */
@@ -12,7 +11,7 @@ export const denoiseDownloadPath = (id: string) => `/api/files/download-denoise/
 /** The stored cleaned file of a COMPLETED job (null otherwise, or once retention removed it). */
 export function denoisedOutput(row: JobRow) {
   if (row.status !== 'COMPLETED' || !row.outputs_json) return null;
-  return (JSON.parse(row.outputs_json) as StoredOutputs)[DENOISED_OUTPUT] ?? null;
+  return readOutputs(row)?.[DENOISED_OUTPUT] ?? null;
 }
 
 /**

@@ -1,6 +1,8 @@
+import type { z } from 'zod';
 import type { JobKind } from '../domain/vocabulary.ts';
 import type { JobRow } from '../store/jobs.ts';
-import { JOB_PAYLOADS, type JobInputOf, type JobOptionsOf } from './payloads.ts';
+import { JOB_PAYLOADS, type JobInputOf, type JobOptionsOf, StoredOutputsSchema } from './payloads.ts';
+import { AudioMetadata, type AudioMetadataValue } from '../contract/common.ts';
 
 /** A stored job with its payloads parsed and typed by its kind. */
 export type TypedJob = {
@@ -34,4 +36,21 @@ export function readMetadata(row: JobRow): Record<string, unknown> | null {
   if (!row.metadata_json) return null;
   const parsed: unknown = JSON.parse(row.metadata_json);
   return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+}
+
+/** The stored outputs of a job (blob key, file name, type per output), or null before it completed. */
+export function readOutputs(row: JobRow): z.infer<typeof StoredOutputsSchema> | null {
+  if (!row.outputs_json) return null;
+  const parsed = StoredOutputsSchema.safeParse(JSON.parse(row.outputs_json));
+  if (!parsed.success) throw new StoredPayloadError(`job ${row.id} has stored outputs that do not match their schema`);
+  return parsed.data;
+}
+
+/** The BPM/key analysis of a COMPLETED job (null otherwise, or when none was stored). */
+export function readAudioMetadata(row: JobRow): AudioMetadataValue | null {
+  if (row.status !== 'COMPLETED' || !row.audio_metadata_json) return null;
+  const parsed = AudioMetadata.safeParse(JSON.parse(row.audio_metadata_json));
+  if (!parsed.success)
+    throw new StoredPayloadError(`job ${row.id} has stored audio metadata that does not match its schema`);
+  return parsed.data;
 }

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { DbOrTx, WebhooksTable } from './schema.ts';
 import { generateWebhookSecret, newId } from '../domain/ids.ts';
-import type { WebhookEventName } from '../domain/vocabulary.ts';
+import { isWebhookEvent, type WebhookEventName } from '../domain/vocabulary.ts';
 
 /** Webhooks per account (contract, "Limits"). Deleted webhooks do not count. */
 export const MAX_WEBHOOKS_PER_ACCOUNT = 5;
@@ -30,7 +30,7 @@ export function toWebhookView(row: WebhookRow): WebhookView {
     id: row.id,
     accountId: row.account_id,
     url: row.url,
-    events: JSON.parse(row.events_json) as WebhookEventName[],
+    events: storedEvents(row.events_json),
     isActive: row.is_active === 1,
     failCount: row.fail_count,
     lastError: row.last_error,
@@ -189,4 +189,10 @@ function newWebhookRow(accountId: string, url: string, events: string[], jobId: 
     deleted_at: null,
     job_id: jobId,
   };
+}
+
+/** The stored event list; a name this version does not know (a row written by a newer one) is left out. */
+function storedEvents(eventsJson: string): WebhookEventName[] {
+  const parsed: unknown = JSON.parse(eventsJson);
+  return Array.isArray(parsed) ? parsed.filter(isWebhookEvent) : [];
 }

@@ -67,7 +67,7 @@ export async function buildWebhookPayload(
   store: BlobStore,
 ): Promise<WebhookPayloadBody> {
   let outputs: WebhookPayloadBody['data']['outputs'] = null;
-  if (event === 'job.completed') outputs = await signOutputs(store, row.outputs_json).catch(() => null);
+  if (event === 'job.completed') outputs = await signOutputs(store, row).catch(() => null);
   const job = readJob(row);
   const metadata = readMetadata(row);
   return {
