@@ -21,11 +21,12 @@ async function load(init: EngineInit): Promise<SegmentModel | undefined> {
     if (init.sha256) await verifyFileCached(init.modelPath, init.sha256, init.cacheDir);
     const prepared = init.rewriteGraph
       ? await prepareModel(init.modelPath, init.sha256, init.cacheDir)
-      : { path: init.modelPath, rewrites: NO_REWRITES };
+      : { path: init.modelPath, parts: [init.modelPath], rewrites: NO_REWRITES };
     let model: SegmentModel;
-    let rewrites = prepared.rewrites;
+    const whole = !init.splitGraph && prepared.parts.length > 1;
+    let rewrites = whole ? { ...prepared.rewrites, parts: 1 } : prepared.rewrites;
     try {
-      model = await SegmentModel.load(prepared.path, init.sources, tuning);
+      model = await SegmentModel.load(whole ? prepared.path : prepared.parts, init.sources, tuning);
     } catch (err) {
       // An onnxruntime build without the fused attention operator (some execution providers)
       // still runs the graph as exported.

@@ -15,6 +15,8 @@ export interface EngineInit {
   sources: string[];
   /** Run the rewritten copy of the graph (prepared-model.ts). */
   rewriteGraph: boolean;
+  /** Run the rewritten graph as its parts (model-split.ts) rather than whole. */
+  splitGraph: boolean;
   executionProvider: ExecutionProvider;
   threads: number;
   tools: FfmpegTools;
