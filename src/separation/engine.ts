@@ -46,6 +46,11 @@ export interface SeparationEngineOptions {
    */
   splitGraph?: boolean;
   /**
+   * Default true: FAST jobs run a copy of the rewritten graph whose MatMul weights are int8
+   * (matmul-quantization.ts; loaded at the first FAST job). False: every tier runs the float graph.
+   */
+  int8Fast?: boolean;
+  /**
    * Close the process after this many ms without a job (Config.onnx.separationIdleSeconds), which
    * returns its memory (about 1.6 GB: it keeps its heap between jobs); the next job starts a new
    * one (a couple of seconds). Default: stay up until close().
@@ -255,6 +260,7 @@ export class SeparationEngine {
       sources: spec.stems!,
       rewriteGraph: o.rewriteGraph ?? true,
       splitGraph: o.splitGraph ?? true,
+      int8Fast: o.int8Fast ?? true,
       executionProvider: o.executionProvider ?? 'cpu',
       threads: o.threads ?? 0,
       tools: o.tools ?? defaultTools,

@@ -1,10 +1,11 @@
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { readModelStructure, writeEditedModel } from '../onnx/model-file.ts';
 import { dropDeadNodes } from '../onnx/graph-edit.ts';
 import { sha256File, verifyFileCached } from '../models/verify.ts';
 import { fuseAttention } from './attention-fusion.ts';
 import { splitAtDecoders } from './model-split.ts';
+import { quantizeMatMuls } from './matmul-quantization.ts';
 
 /** Bumped whenever the rewrite changes, so older prepared files are not reused. */
 const REWRITE_VERSION = 'r2';
@@ -15,6 +16,8 @@ export interface GraphRewrites {
   attention: number;
   /** Sessions the graph runs as: 2 when split where the decoders start (model-split.ts), else 1. */
   parts: number;
+  /** MatMuls whose weights run as int8 (matmul-quantization.ts; the FAST tier's copy only). */
+  int8MatMuls: number;
 }
 
 export interface PreparedModel {
@@ -25,7 +28,12 @@ export interface PreparedModel {
   rewrites: GraphRewrites;
 }
 
-export const NO_REWRITES: GraphRewrites = { attention: 0, parts: 1 };
+export const NO_REWRITES: GraphRewrites = { attention: 0, parts: 1, int8MatMuls: 0 };
+
+export interface PrepareOptions {
+  /** The FAST tier's copy: MatMul weights as int8 (matmul-quantization.ts). */
+  int8MatMuls?: boolean;
+}
 
 interface SavedRecord {
   sha256: string;
@@ -47,13 +55,14 @@ export async function prepareModel(
   modelPath: string,
   sha256: string | null,
   cacheDir: string | undefined,
+  options: PrepareOptions = {},
 ): Promise<PreparedModel> {
   const asIs = { path: modelPath, parts: [modelPath], rewrites: NO_REWRITES };
   if (!cacheDir) return asIs;
   const dir = join(cacheDir, '.prepared');
   const st = await stat(modelPath);
   const sourceKey = sha256 ? sha256.slice(0, 16) : `u${st.size.toString(16)}-${Math.round(st.mtimeMs).toString(16)}`;
-  const stem = `${basename(modelPath, '.onnx')}-${sourceKey}-${REWRITE_VERSION}`;
+  const stem = `${basename(modelPath, '.onnx')}-${sourceKey}-${REWRITE_VERSION}${options.int8MatMuls ? '-int8' : ''}`;
   const path = join(dir, `${stem}.onnx`);
   const record = join(dir, `${stem}.json`);
   try {
@@ -71,14 +80,21 @@ export async function prepareModel(
   dropDeadNodes(structure.nodes, edit, structure.graphOutputs);
   const changed = fused > 0;
   await mkdir(dir, { recursive: true });
-  if (changed) await writeEditedModel(structure, edit, path);
+  let int8MatMuls = 0;
+  if (changed && options.int8MatMuls) {
+    const fused = `${path}.fused-${process.pid}`;
+    await writeEditedModel(structure, edit, fused);
+    int8MatMuls = await quantizeMatMuls(fused, path);
+    if (int8MatMuls === 0) await rename(fused, path);
+    else await rm(fused, { force: true });
+  } else if (changed) await writeEditedModel(structure, edit, path);
   const written = changed ? await sha256File(path) : '';
   const partFiles = [`${stem}-part1.onnx`, `${stem}-part2.onnx`];
   const split = changed && (await splitAtDecoders(path, join(dir, partFiles[0]!), join(dir, partFiles[1]!)));
   const parts = split
     ? await Promise.all(partFiles.map(async (file) => ({ file, sha256: await sha256File(join(dir, file)) })))
     : [];
-  const rewrites = { attention: fused, parts: split ? 2 : 1 };
+  const rewrites = { attention: fused, parts: split ? 2 : 1, int8MatMuls };
   const tmp = `${record}.${process.pid}.tmp`;
   const saved: SavedRecord & { source: string } = { source: modelPath, sha256: written, rewrites, parts };
   await writeFile(tmp, JSON.stringify(saved));
