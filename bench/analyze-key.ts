@@ -85,6 +85,10 @@ const fronts: Record<string, ChromaOptions> = {
   'all peaks +harmonics 4': { peakContrast: 0, harmonics: 4 },
   'peak>2x local': { peakContrast: 2 },
   'peak>3x local': { peakContrast: 3 },
+  'to 2 kHz': { maxHz: 2000 },
+  'to 3 kHz': { maxHz: 3000 },
+  'to 1.2 kHz': { maxHz: 1200 },
+  'to 2 kHz +harm 3': { maxHz: 2000, harmonics: 3 },
   'peak>2x +harm 4': { peakContrast: 2, harmonics: 4 },
   'peak>2x +log': { peakContrast: 2, weight: 'log' },
   'peak>2x +whiten .5': { peakContrast: 2, whiten: 0.5 },
@@ -142,7 +146,7 @@ for (const f of Object.keys(fronts)) {
   for (const [p, profiles] of Object.entries(profileSets)) {
     for (const w of bassWeights) {
       const variant = `${f} | ${p} | bass ${w}`;
-      if (only && !only.some((o) => variant.includes(o))) continue;
+      if (only && !only.includes(variant)) continue;
       const scored = entries.map((e) => {
         const ft = features.get(f)!.get(e.name)!;
         const c = norm(ft.chroma);

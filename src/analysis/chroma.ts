@@ -9,7 +9,6 @@ export const CHROMA_HOP = 4096;
 export const FINE_BINS = 120;
 
 const MIN_HZ = 55;
-const MAX_HZ = 5000;
 const REFERENCE_HZ = 440;
 /** Peaks below this fraction of the frame's strongest peak are ignored (-60 dB). */
 const PEAK_FLOOR = 1e-3;
@@ -27,6 +26,8 @@ export interface ChromaOptions {
   harmonicDecay?: number;
   /** Weight of a peak: its magnitude, or log(1 + 100·mag/frame max) (Müller's log compression). */
   weight?: 'magnitude' | 'log';
+  /** Peaks above this frequency are ignored (mostly upper partials, which blur the mode). */
+  maxHz?: number;
 }
 
 /**
@@ -41,6 +42,7 @@ export const SHIPPED_CHROMA: Required<ChromaOptions> = {
   harmonics: 1,
   harmonicDecay: 0.6,
   weight: 'magnitude',
+  maxHz: 5000,
 };
 
 /**
@@ -78,7 +80,7 @@ export class ChromaAccumulator {
     this.prefix = new Float64Array(this.spectrum.bins + 1);
     const binHz = sampleRate / CHROMA_FRAME;
     this.minBin = Math.max(2, Math.floor(MIN_HZ / binHz));
-    this.maxBin = Math.min(this.spectrum.bins - 2, Math.ceil(MAX_HZ / binHz));
+    this.maxBin = Math.min(this.spectrum.bins - 2, Math.ceil(this.opts.maxHz / binHz));
     this.framer = new Framer(CHROMA_FRAME, CHROMA_HOP, (frame) => this.onFrame(frame));
   }
 
