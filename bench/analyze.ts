@@ -23,6 +23,12 @@ import { sharedPath } from '../support/shared.ts';
 import { KEY_CLIPS, renderGroove, renderKeyClip, TEMPO_CLIPS, writeWav } from './fixtures/synth-clips.ts';
 import { mirexKeyScore, tempoHit, tempoHitOctave } from './analyze-metrics.ts';
 
+/**
+ * The new set's figures before the key change of issue 16's second round, for comparison: this
+ * bench run on the code of commit 5bbfd26 with the same set and labels (mir_eval scores).
+ */
+const BEFORE = { commit: '5bbfd26', acc1: 0.711, acc2: 0.947, key: 0.574, short: 0.367, shortNulls: 2 };
+
 /** One scored item: what bench/analyze-score.py reads. */
 interface Scored {
   name: string;
@@ -178,12 +184,6 @@ async function newSet(setDir: string) {
   const pctOf = (k: number, n: number) => `${((100 * k) / n).toFixed(1)} % (${k}/${n})`;
   console.log(`music-tempo on the new set: ${pctOf(mtHit, nTempo)} within 4 %, ${pctOf(mtOct, nTempo)} allowing x2/x3`);
 }
-
-/**
- * The new set's figures before the key change of issue 16's second round, for comparison: this
- * bench run on the code of commit 5bbfd26 with the same set and labels (mir_eval scores).
- */
-const BEFORE = { commit: '5bbfd26', acc1: 0.711, acc2: 0.947, key: 0.574, short: 0.367, shortNulls: 2 };
 
 /** The old (tuned-on) and new sets' scores side by side, from analyze-metrics.ts and mir_eval. */
 function summary() {
