@@ -20,7 +20,7 @@ const MIN_KEY_SECONDS = 1.5;
  * of the peaks that stand out of their neighbourhood (chroma.ts; scale-invariant, so loudness does
  * not matter): the whole input's, and the mean of each frame's less FRAME_CONTRAST_OFFSET. Set from
  * atonal input only: white, brown and pink noise measure up to 0.31, a real noise recording 0.45,
- * the musdb drum stem 0.43 (2-30 s); the gate sits above them. Every labelled excerpt of the
+ * the musdb drum stem 0.40-0.46 (2-6 s); the gate sits above them. Every labelled excerpt of the
  * real-music set passes, 2 s ones included (lowest 0.53), and 35 of 54 still pass with a drum
  * stem mixed in 6 dB above the music (the gate of all peaks, before: 27). Below MIN_TONALITY the
  * key is null. Measurements in docs/analysis.md.
