@@ -41,8 +41,8 @@ export interface Loop {
 
 /**
  * Streamed stems whose positions spread by more than this are re-aligned (the target is 50 ms).
- * Chromium moves a media element's currentTime in steps of 1024 frames (23.2 ms at 44.1 kHz), so a
- * spread read as one step is under two steps (46 ms) in truth; two steps read re-align them.
+ * Chromium moves a media element's currentTime in steps of 512 or 1024 frames (11.6 or 23.2 ms at
+ * 44.1 kHz), so a spread read as at most 30 ms is under 46 ms in truth; more re-aligns them.
  */
 export const MAX_SPREAD = 0.03;
 
@@ -136,7 +136,12 @@ export class Multitrack {
     for (const t of this.tracks) t.mediaGain?.gain.setValueAtTime(0, when);
     const media = this.tracks.map((t) => t.media);
     setTimeout(() => {
-      for (const m of media) m?.pause();
+      // Never played again: let go of their connections and buffered data.
+      for (const m of media) {
+        m?.pause();
+        m?.removeAttribute('src');
+        m?.load();
+      }
     }, 300);
     this.playing = false;
     this.offset = at;
