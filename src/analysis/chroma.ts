@@ -50,7 +50,7 @@ export class ChromaAccumulator {
     const m = this.mags;
     this.spectrum.compute(frame, m);
     let maxMag = 0;
-    for (let k = this.minBin; k <= this.maxBin; k++) if (m[k] > maxMag) maxMag = m[k];
+    for (let k = this.minBin; k <= this.maxBin; k++) if (m[k]! > maxMag) maxMag = m[k]!;
     // Silence and near-silence carry no key.
     if (maxMag < 1e-4) return;
     const floor = maxMag * PEAK_FLOOR;
@@ -59,12 +59,12 @@ export class ChromaAccumulator {
     h.fill(0);
     let sum = 0;
     for (let k = this.minBin; k <= this.maxBin; k++) {
-      const v = m[k];
-      if (v < floor || v <= m[k - 1] || v < m[k + 1]) continue;
+      const v = m[k]!;
+      if (v < floor || v <= m[k - 1]! || v < m[k + 1]!) continue;
       // Parabolic interpolation on log magnitudes (Smith & Serra 1987, PARSHL).
-      const a = Math.log(m[k - 1] + 1e-12);
+      const a = Math.log(m[k - 1]! + 1e-12);
       const b = Math.log(v);
-      const c = Math.log(m[k + 1] + 1e-12);
+      const c = Math.log(m[k + 1]! + 1e-12);
       const denom = a - 2 * b + c;
       const delta = denom < 0 ? (0.5 * (a - c)) / denom : 0;
       const hz = (k + delta) * binHz;
@@ -74,12 +74,12 @@ export class ChromaAccumulator {
       const i0 = Math.floor(pos);
       const f = pos - i0;
       const e = amp;
-      h[i0] += e * (1 - f);
-      h[(i0 + 1) % FINE_BINS] += e * f;
+      h[i0]! += e * (1 - f);
+      h[(i0 + 1) % FINE_BINS]! += e * f;
       sum += e;
     }
     if (sum <= 0) return;
-    for (let i = 0; i < FINE_BINS; i++) this.total[i] += h[i] / sum;
+    for (let i = 0; i < FINE_BINS; i++) this.total[i]! += h[i]! / sum;
     this.frames++;
     this.contrastSum += frameContrast(h);
   }
@@ -110,8 +110,8 @@ export function estimateTuning(fine: Float64Array): number {
   let im = 0;
   for (let i = 0; i < FINE_BINS; i++) {
     const phase = (2 * Math.PI * (i % per)) / per;
-    re += fine[i] * Math.cos(phase);
-    im += fine[i] * Math.sin(phase);
+    re += fine[i]! * Math.cos(phase);
+    im += fine[i]! * Math.sin(phase);
   }
   if (re === 0 && im === 0) return 0;
   return Math.atan2(im, re) / (2 * Math.PI);
@@ -127,7 +127,7 @@ export function foldChroma(fine: Float64Array, tuning: number): Float64Array {
     const pc = Math.round(semis);
     const dist = semis - pc; // -0.5..0.5 semitone
     const w = Math.cos(Math.PI * dist) ** 2;
-    chroma[((pc % 12) + 12) % 12] += fine[i] * w;
+    chroma[((pc % 12) + 12) % 12]! += fine[i]! * w;
   }
   return chroma;
 }
@@ -142,7 +142,7 @@ export function foldChroma(fine: Float64Array, tuning: number): Float64Array {
 function frameContrast(h: Float64Array): number {
   const per = FINE_BINS / 12;
   const c = new Float64Array(12);
-  for (let i = 0; i < FINE_BINS; i++) c[Math.floor((i + per / 2) / per) % 12] += h[i];
+  for (let i = 0; i < FINE_BINS; i++) c[Math.floor((i + per / 2) / per) % 12]! += h[i]!;
   let mean = 0;
   for (const v of c) mean += v;
   mean /= 12;

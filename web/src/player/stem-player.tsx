@@ -43,7 +43,7 @@ export function StemPlayer({ stems, mode = 'mix', title }: Props) {
     const ctx = new AudioContext({ sampleRate: 44_100, latencyHint: 'playback' });
     const abort = new AbortController();
     const made = new Multitrack(ctx, stems, Math.max(0, ...stems.map((s) => s.duration ?? 0)));
-    if (mode === 'ab') made.setTrack(stems[stems.length - 1].name, { soloed: true });
+    if (mode === 'ab') made.setTrack(stems[stems.length - 1]!.name, { soloed: true });
     setEngine(made);
     const t0 = performance.now();
     // Decoding starts when the job opens, so that play is sample-accurate and instant once it is
