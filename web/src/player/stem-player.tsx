@@ -1,7 +1,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { clock } from '../format.ts';
 import { messageOf } from '../api.ts';
-import { loadStems, Multitrack, effectiveGain } from './multitrack.ts';
+import { loadStems } from './load-stems.ts';
+import { Multitrack } from './multitrack.ts';
+import { effectiveGain } from './track.ts';
 import { Waveform } from './waveform.tsx';
 import { encodeWav } from './wav.ts';
 
