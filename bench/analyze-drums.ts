@@ -24,7 +24,7 @@ const manifest = JSON.parse(readFileSync(join(setDir, 'manifest.json'), 'utf8'))
   key: string | null;
   seconds: number;
 }[];
-const mono = async (path: string) => (await decodeToPlanar(path, { sampleRate: SYNTH_RATE, channels: 1 })).channels[0];
+const mono = async (path: string) => (await decodeToPlanar(path, { sampleRate: SYNTH_RATE, channels: 1 })).channels[0]!;
 const drums = await mono(sharedPath('audio', 'musdb-falcon69', 'drums.wav'));
 const rms = (x: Float32Array) => Math.sqrt(x.reduce((a, v) => a + v * v, 0) / Math.max(1, x.length));
 
@@ -41,7 +41,7 @@ for (const db of [null, 0, 6]) {
         await writeWav(
           cache,
           name,
-          music.map((v, i) => v + gain * drums[(i + 5 * SYNTH_RATE) % drums.length]),
+          music.map((v, i) => v + gain * drums[(i + 5 * SYNTH_RATE) % drums.length]!),
         );
       }
     }

@@ -50,7 +50,7 @@ function withDrums(music: Float32Array): Float32Array {
   const out = new Float32Array(music.length);
   const gain = (rms(music) / (rms(drumStem) || 1)) * 10 ** (drumsDb / 20);
   for (let i = 0; i < out.length; i++)
-    out[i] = music[i] + gain * drumStem[(i + 5 * ANALYSIS_SAMPLE_RATE) % drumStem.length];
+    out[i] = music[i]! + gain * drumStem[(i + 5 * ANALYSIS_SAMPLE_RATE) % drumStem.length]!;
   return out;
 }
 const setDir = values.set ?? '/tmp/realset';
@@ -116,7 +116,7 @@ const features = new Map<string, Map<string, Features>>(); // front -> excerpt -
 for (const f of Object.keys(fronts)) features.set(f, new Map());
 for (const e of entries) {
   const samples = withDrums(
-    (await decodeToPlanar(e.path, { sampleRate: ANALYSIS_SAMPLE_RATE, channels: 1 })).channels[0],
+    (await decodeToPlanar(e.path, { sampleRate: ANALYSIS_SAMPLE_RATE, channels: 1 })).channels[0]!,
   );
   for (const [f, opts] of Object.entries(fronts)) {
     const acc = new ChromaAccumulator(ANALYSIS_SAMPLE_RATE, opts);
@@ -151,7 +151,7 @@ for (const f of Object.keys(fronts)) {
         const ft = features.get(f)!.get(e.name)!;
         const c = norm(ft.chroma);
         const b = norm(ft.bass);
-        const mixed = c.map((v, i) => v + w * b[i]);
+        const mixed = c.map((v, i) => v + w * b[i]!);
         const est = ft.tonal ? estimateKey(mixed, profiles) : null;
         return { e, s: mirexKeyScore(est?.name ?? null, e.key!), est: est?.name ?? null };
       });

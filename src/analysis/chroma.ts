@@ -93,7 +93,7 @@ export class ChromaAccumulator {
     const o = this.opts;
     this.spectrum.compute(frame, m);
     let maxMag = 0;
-    for (let k = this.minBin; k <= this.maxBin; k++) if (m[k] > maxMag) maxMag = m[k];
+    for (let k = this.minBin; k <= this.maxBin; k++) if (m[k]! > maxMag) maxMag = m[k]!;
     // Silence and near-silence carry no key.
     if (maxMag < 1e-4) return;
     this.localMean();
@@ -107,12 +107,12 @@ export class ChromaAccumulator {
     let sum = 0;
     let bassSum = 0;
     for (let k = this.minBin; k <= this.maxBin; k++) {
-      const v = m[k];
-      if (v < floor || v <= m[k - 1] || v < m[k + 1]) continue;
+      const v = m[k]!;
+      if (v < floor || v <= m[k - 1]! || v < m[k + 1]!) continue;
       // Parabolic interpolation on log magnitudes (Smith & Serra 1987, PARSHL).
-      const a = Math.log(m[k - 1] + 1e-12);
+      const a = Math.log(m[k - 1]! + 1e-12);
       const b = Math.log(v);
-      const c = Math.log(m[k + 1] + 1e-12);
+      const c = Math.log(m[k + 1]! + 1e-12);
       const denom = a - 2 * b + c;
       const delta = denom < 0 ? (0.5 * (a - c)) / denom : 0;
       const hz = (k + delta) * binHz;
@@ -120,8 +120,8 @@ export class ChromaAccumulator {
       peakSum += amp;
       // The key reads only peaks that stand out of their neighbourhood: partials, not the
       // broadband peaks of drums and noise.
-      if (o.peakContrast > 0 && v < o.peakContrast * this.env[k]) continue;
-      if (o.whiten > 0) amp /= (this.env[k] + 1e-9) ** o.whiten;
+      if (o.peakContrast > 0 && v < o.peakContrast * this.env[k]!) continue;
+      if (o.whiten > 0) amp /= (this.env[k]! + 1e-9) ** o.whiten;
       if (o.weight === 'log') amp = Math.log1p((100 * amp) / (o.whiten > 0 ? 1 : maxMag));
       for (let harmonic = 1; harmonic <= o.harmonics; harmonic++) {
         const f = hz / harmonic;
@@ -137,8 +137,8 @@ export class ChromaAccumulator {
     }
     // A frame with peaks counts (towards the minimum length and the gate) even when none stands out.
     if (peakSum <= 0) return;
-    if (sum > 0) for (let i = 0; i < FINE_BINS; i++) this.total[i] += h[i] / sum;
-    if (bassSum > 0) for (let i = 0; i < FINE_BINS; i++) this.bassTotal[i] += bass[i] / bassSum;
+    if (sum > 0) for (let i = 0; i < FINE_BINS; i++) this.total[i]! += h[i]! / sum;
+    if (bassSum > 0) for (let i = 0; i < FINE_BINS; i++) this.bassTotal[i]! += bass[i]! / bassSum;
     this.frames++;
     this.contrastSum += sum > 0 ? frameContrast(h) : 0;
   }
@@ -149,13 +149,13 @@ export class ChromaAccumulator {
     const p = this.prefix;
     const n = m.length;
     p[0] = 0;
-    for (let k = 0; k < n; k++) p[k + 1] = p[k] + m[k];
+    for (let k = 0; k < n; k++) p[k + 1] = p[k]! + m[k]!;
     const r = 2 ** (1 / 6) - 1;
     for (let k = this.minBin; k <= this.maxBin; k++) {
       const w = Math.max(3, Math.round(k * r));
       const lo = Math.max(0, k - w);
       const hi = Math.min(n, k + w + 1);
-      this.env[k] = (p[hi] - p[lo]) / (hi - lo);
+      this.env[k] = (p[hi]! - p[lo]!) / (hi - lo);
     }
   }
 
@@ -186,8 +186,8 @@ function addPitch(h: Float64Array, hz: number, e: number): void {
   const pos = ((((semis * FINE_BINS) / 12) % FINE_BINS) + FINE_BINS) % FINE_BINS;
   const i0 = Math.floor(pos);
   const f = pos - i0;
-  h[i0 % FINE_BINS] += e * (1 - f);
-  h[(i0 + 1) % FINE_BINS] += e * f;
+  h[i0 % FINE_BINS]! += e * (1 - f);
+  h[(i0 + 1) % FINE_BINS]! += e * f;
 }
 
 /**
@@ -200,8 +200,8 @@ export function estimateTuning(fine: Float64Array): number {
   let im = 0;
   for (let i = 0; i < FINE_BINS; i++) {
     const phase = (2 * Math.PI * (i % per)) / per;
-    re += fine[i] * Math.cos(phase);
-    im += fine[i] * Math.sin(phase);
+    re += fine[i]! * Math.cos(phase);
+    im += fine[i]! * Math.sin(phase);
   }
   if (re === 0 && im === 0) return 0;
   return Math.atan2(im, re) / (2 * Math.PI);
@@ -217,7 +217,7 @@ export function foldChroma(fine: Float64Array, tuning: number): Float64Array {
     const pc = Math.round(semis);
     const dist = semis - pc; // -0.5..0.5 semitone
     const w = Math.cos(Math.PI * dist) ** 2;
-    chroma[((pc % 12) + 12) % 12] += fine[i] * w;
+    chroma[((pc % 12) + 12) % 12]! += fine[i]! * w;
   }
   return chroma;
 }
@@ -232,7 +232,7 @@ export function foldChroma(fine: Float64Array, tuning: number): Float64Array {
 function frameContrast(h: Float64Array): number {
   const per = FINE_BINS / 12;
   const c = new Float64Array(12);
-  for (let i = 0; i < FINE_BINS; i++) c[Math.floor((i + per / 2) / per) % 12] += h[i];
+  for (let i = 0; i < FINE_BINS; i++) c[Math.floor((i + per / 2) / per) % 12]! += h[i]!;
   let mean = 0;
   for (const v of c) mean += v;
   mean /= 12;

@@ -13,8 +13,8 @@ function pearson(chroma: ArrayLike<number>, profile: readonly number[], tonic: n
   let mx = 0;
   let my = 0;
   for (let i = 0; i < 12; i++) {
-    mx += chroma[i];
-    my += profile[i];
+    mx += chroma[i]!;
+    my += profile[i]!;
   }
   mx /= 12;
   my /= 12;
@@ -22,8 +22,8 @@ function pearson(chroma: ArrayLike<number>, profile: readonly number[], tonic: n
   let sxx = 0;
   let syy = 0;
   for (let i = 0; i < 12; i++) {
-    const x = chroma[(i + tonic) % 12] - mx;
-    const y = profile[i] - my;
+    const x = chroma[(i + tonic) % 12]! - mx;
+    const y = profile[i]! - my;
     sxy += x * y;
     sxx += x * x;
     syy += y * y;
@@ -41,7 +41,7 @@ export function estimateKey(
   profiles: readonly KeyProfile[] = KEY_PROFILES,
 ): KeyEstimate | null {
   let total = 0;
-  for (let i = 0; i < 12; i++) total += chroma[i];
+  for (let i = 0; i < 12; i++) total += chroma[i]!;
   if (!(total > 0)) return null;
   const scores: { key: Key; score: number }[] = [];
   for (const mode of ['major', 'minor'] as const) {
@@ -53,17 +53,18 @@ export function estimateKey(
   }
   scores.sort((a, b) => b.score - a.score);
   const [best, second] = scores;
+  if (!best || !second) return null;
   return { ...best.key, name: formatKey(best.key), score: best.score, margin: best.score - second.score };
 }
 
 /** Standard deviation over mean of a 12-bin chroma: ~0.1-0.2 for noise, 0.3-2 for tonal music. */
 export function chromaContrast(chroma: ArrayLike<number>): number {
   let mean = 0;
-  for (let i = 0; i < 12; i++) mean += chroma[i];
+  for (let i = 0; i < 12; i++) mean += chroma[i]!;
   mean /= 12;
   if (!(mean > 0)) return 0;
   let v = 0;
-  for (let i = 0; i < 12; i++) v += (chroma[i] - mean) ** 2;
+  for (let i = 0; i < 12; i++) v += (chroma[i]! - mean) ** 2;
   return Math.sqrt(v / 12) / mean;
 }
 

@@ -60,10 +60,11 @@ const ABOVE_FLOOR_DB = 6;
 const MAX_LOSS_DB = 12;
 
 function cappedMix(y: Float32Array, level: Float32Array): number {
-  const [ein, floor] = level;
+  const ein = level[0]!;
+  const floor = level[1]!;
   if (!(ein > floor * 10 ** (ABOVE_FLOOR_DB / 10))) return 0;
   let eout = 0;
-  for (let i = 0; i < y.length; i++) eout += y[i] * y[i];
+  for (let i = 0; i < y.length; i++) eout += y[i]! * y[i]!;
   const kept = Math.sqrt(eout / ein);
   const target = 10 ** (-MAX_LOSS_DB / 20);
   return kept >= target ? 0 : (target - kept) / (1 - kept);
@@ -71,7 +72,7 @@ function cappedMix(y: Float32Array, level: Float32Array): number {
 
 function passWeight(lsnr: Float32Array, r: number): number {
   let low = Infinity;
-  for (let k = Math.max(0, r - 2); k <= Math.min(lsnr.length - 1, r + 2); k++) low = Math.min(low, lsnr[k]);
+  for (let k = Math.max(0, r - 2); k <= Math.min(lsnr.length - 1, r + 2); k++) low = Math.min(low, lsnr[k]!);
   return Math.min(1, Math.max(0, (low - PASS_FROM_DB) / (PASS_FULL_DB - PASS_FROM_DB)));
 }
 
@@ -200,7 +201,7 @@ export class ChannelEnhancer {
     const n = Math.min(this.dsp.startupSamples, x.length - 1);
     if (n > 0) {
       const mirror = new Float32Array(n);
-      for (let i = 0; i < n; i++) mirror[i] = x[n - i];
+      for (let i = 0; i < n; i++) mirror[i] = x[n - i]!;
       this.delayLeft += n;
       this.feed(mirror);
     }
@@ -210,11 +211,11 @@ export class ChannelEnhancer {
   /** Frame energy, and a minimum-statistics noise floor: the least smoothed energy of the last 0.5 s. */
   private trackLevel(spec: Float32Array, out: Float32Array): void {
     let e = 0;
-    for (let i = 0; i < spec.length; i++) e += spec[i] * spec[i];
+    for (let i = 0; i < spec.length; i++) e += spec[i]! * spec[i]!;
     this.smoothedEnergy = this.floorCount === 0 ? e : 0.7 * this.smoothedEnergy + 0.3 * e;
     this.floorRing[this.floorCount++ % FLOOR_FRAMES] = this.smoothedEnergy;
     let floor = Infinity;
-    for (let k = 0; k < Math.min(this.floorCount, FLOOR_FRAMES); k++) floor = Math.min(floor, this.floorRing[k]);
+    for (let k = 0; k < Math.min(this.floorCount, FLOOR_FRAMES); k++) floor = Math.min(floor, this.floorRing[k]!);
     out[0] = e;
     out[1] = floor;
   }
@@ -282,16 +283,16 @@ export class ChannelEnhancer {
       let mix = Math.max(this.noisyMix, this.dsp.guard ? passWeight(lsnr, r) : 0);
       const level = this.level.row(j);
       if (this.dsp.guard && x && level) mix = Math.max(mix, cappedMix(y, level));
-      if (mix > 0 && x) for (let i = 0; i < y.length; i++) y[i] = y[i] * (1 - mix) + x[i] * mix;
+      if (mix > 0 && x) for (let i = 0; i < y.length; i++) y[i] = y[i]! * (1 - mix) + x[i]! * mix;
       const lowCut = this.dsp.lowCut;
       for (let k = 0; k < lowCut.length; k++) {
-        y[2 * k] *= lowCut[k];
-        y[2 * k + 1] *= lowCut[k];
+        y[2 * k]! *= lowCut[k]!;
+        y[2 * k + 1]! *= lowCut[k]!;
       }
       const prev = this.tail[j - s];
       if (prev) {
         const w = (j - s + 0.5) / this.tail.length;
-        for (let i = 0; i < y.length; i++) y[i] = prev[i] + w * (y[i] - prev[i]);
+        for (let i = 0; i < y.length; i++) y[i] = prev[i]! + w * (y[i]! - prev[i]!);
       }
       if (j < e) this.emit(y);
       else newTail.push(y.slice());

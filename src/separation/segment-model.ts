@@ -84,8 +84,9 @@ export class SegmentModel {
     const t0 = performance.now();
     this.spectrogram.analyze([mix.subarray(0, n), mix.subarray(n, 2 * n)], this.specInput);
     const t1 = performance.now();
-    const [mixName, specName] = this.session.inputNames;
-    const [specOutName, waveOutName] = this.session.outputNames;
+    // load() checked that there are two of each.
+    const [mixName, specName] = this.session.inputNames as [string, string];
+    const [specOutName, waveOutName] = this.session.outputNames as [string, string];
     const out = await this.session.run(
       {
         [mixName]: new ort.Tensor('float32', mix, [1, 2, n]),
@@ -94,8 +95,8 @@ export class SegmentModel {
       { [specOutName]: this.specOutput, [waveOutName]: this.waveOutput },
     );
     const t2 = performance.now();
-    const spec = out[specOutName].data as Float32Array;
-    const wave = out[waveOutName].data as Float32Array;
+    const spec = out[specOutName]!.data as Float32Array;
+    const wave = out[waveOutName]!.data as Float32Array;
     this.spectrogram.synthesizeAdd(spec, this.sources.length * 2, wave);
     this.timings.dspMs += t1 - t0 + (performance.now() - t2);
     this.timings.modelMs += t2 - t1;
