@@ -23,6 +23,12 @@ import { sharedPath } from '../support/shared.ts';
 import { KEY_CLIPS, renderGroove, renderKeyClip, TEMPO_CLIPS, writeWav } from './fixtures/synth-clips.ts';
 import { mirexKeyScore, tempoHit, tempoHitOctave } from './analyze-metrics.ts';
 
+/**
+ * The new set's figures before the key change of issue 16's second round, for comparison: this
+ * bench run on the code of commit 5bbfd26 with the same set and labels (mir_eval scores).
+ */
+const BEFORE = { commit: '5bbfd26', acc1: 0.711, acc2: 0.947, key: 0.574, short: 0.367, shortNulls: 2 };
+
 /** One scored item: what bench/analyze-score.py reads. */
 interface Scored {
   name: string;
@@ -210,6 +216,10 @@ function summary() {
     encoding: 'utf8',
   });
   if (py.status === 0) console.log(`\n== the same scored by mir_eval (bench/analyze-score.py) ==\n${py.stdout.trim()}`);
+  if (scoredNew.length)
+    console.log(
+      `before  (code of ${BEFORE.commit}, same set, mir_eval): tempo Acc1 ${BEFORE.acc1}, Acc2 ${BEFORE.acc2}, key MIREX ${BEFORE.key}, 2 s MIREX ${BEFORE.short} (${BEFORE.shortNulls} of 27 null)`,
+    );
   else
     console.log(
       `(mir_eval scoring skipped: ${values.python} bench/analyze-score.py failed: ${(py.stderr || py.error?.message || '').trim().split('\n').at(-1)})`,

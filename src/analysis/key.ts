@@ -70,12 +70,12 @@ export function chromaContrast(chroma: ArrayLike<number>): number {
 
 /**
  * Key confidence, 0-1: the winning key's profile correlation (0-1), scaled down near the tonality
- * gate (`tonality`, a chroma contrast barely above noise's; see analyze-audio.ts) and when the
- * runner-up key is nearly as good (margin under 0.05, typically the relative or a fifth-related key).
+ * gate (`tonality` barely above `gate`, see analyze-audio.ts) and when the runner-up key is nearly
+ * as good (margin under 0.05, typically the relative or a fifth-related key).
  */
-export function keyConfidenceOf(key: KeyEstimate, tonality: number): number {
+export function keyConfidenceOf(key: KeyEstimate, tonality: number, gate: number): number {
   const fit = Math.max(0, Math.min(1, key.score));
-  const tonal = Math.max(0, Math.min(1, (tonality - 0.2) / 0.3));
+  const tonal = Math.max(0, Math.min(1, (tonality - gate + 0.05) / 0.3));
   const clear = 0.5 + 0.5 * Math.min(1, key.margin / 0.05);
   return fit * tonal * clear;
 }
