@@ -80,8 +80,8 @@ function cappedMix(y: Float32Array, level: Float32Array): number {
  * first frames see the floor of the coming half second, not a running state's start value). Where
  * the model changes a band by more, the input is mixed back until the change fits. The budget is
  * fully on at the first frame and fades out linearly over OPENING_FRAMES, after which the model
- * runs as before (applied everywhere, the same rule cost 2-4 dB on street and music noise, whose
- * bursts sit far above their minimum: docs/denoise.md).
+ * runs as before (applied to whole files, the same rule cost about 4 dB on street and music
+ * noise, whose bursts sit far above their minimum: docs/denoise.md).
  */
 const OPENING_FRAMES = 100;
 const OPENING_FLOOR_FRAMES = 50;
