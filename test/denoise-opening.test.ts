@@ -9,7 +9,7 @@ import { sharedPath } from '../support/shared.ts';
 /*
  * The first second of short inputs (issue 18): real speech from shared/ over real noise, through
  * the real model, guarded (the product) against the bare model (guard: false). The opening guard
- * (channel-enhancer.ts) limits, per ERB band, how much the model may change the input over the
+ * (opening-guard.ts) limits, per ERB band, how much the model may change the input over the
  * first second to a multiple of the noise floor it looks ahead for.
  */
 
