@@ -30,3 +30,14 @@ export function mirexKeyScore(estimate: string | null, reference: string): numbe
   if (r.mode === 'minor' && d === 3) return 0.3;
   return 0;
 }
+
+/**
+ * The score as mir_eval.key.weighted_score (0.8) computes it: a fifth counts only when the estimate's
+ * tonic is a fifth above the reference's (the dominant), not below (the subdominant).
+ */
+export function mirEvalKeyScore(estimate: string | null, reference: string): number {
+  const s = mirexKeyScore(estimate, reference);
+  const e = estimate ? parseKey(estimate) : null;
+  const r = parseKey(reference);
+  return s === 0.5 && e && r && (e.tonic - r.tonic + 12) % 12 === 5 ? 0 : s;
+}

@@ -23,6 +23,12 @@ import { sharedPath } from '../support/shared.ts';
 import { KEY_CLIPS, renderGroove, renderKeyClip, TEMPO_CLIPS, writeWav } from './fixtures/synth-clips.ts';
 import { mirexKeyScore, tempoHit, tempoHitOctave } from './analyze-metrics.ts';
 
+/**
+ * The new set's figures before the key change of issue 16's second round, for comparison: this
+ * bench run on the code of commit 5bbfd26 with the same set and labels (mir_eval scores).
+ */
+const BEFORE = { commit: '5bbfd26', acc1: 0.711, acc2: 0.947, key: 0.574, short: 0.367, shortNulls: 2 };
+
 /** One scored item: what bench/analyze-score.py reads. */
 interface Scored {
   name: string;
@@ -57,7 +63,7 @@ async function clip(name: string, render: () => Float32Array): Promise<string> {
 async function musicTempo(path: string): Promise<number | null> {
   try {
     const { channels } = await decodeToPlanar(path, { sampleRate: 44_100, channels: 1 });
-    return Math.round(new MusicTempo(channels[0]).tempo * 10) / 10;
+    return Math.round(new MusicTempo(channels[0]!).tempo * 10) / 10;
   } catch {
     return null; // it throws on clips where it finds no beats
   }
@@ -119,7 +125,7 @@ for (const k of keySet) {
   const per = profileSets.map(([, ps], i) => {
     const est = r.chroma ? (estimateKey(r.chroma, ps)?.name ?? null) : null;
     const s = mirexKeyScore(est, k.key);
-    scores[i] += s;
+    scores[i]! += s;
     return s;
   });
   scoredOld.push({ name: k.name, keyRef: k.key, keyEst: r.key });
@@ -128,7 +134,7 @@ for (const k of keySet) {
   void per;
 }
 for (const [i, [name]] of profileSets.entries())
-  console.log(`${name.padEnd(22)} ${(scores[i] / keySet.length).toFixed(3)} over ${keySet.length} clips`);
+  console.log(`${name.padEnd(22)} ${(scores[i]! / keySet.length).toFixed(3)} over ${keySet.length} clips`);
 console.log('(music-tempo has no key detector; no npm key detector without GPL code was found to compare.)');
 
 if (values.set) await newSet(values.set);
@@ -210,6 +216,10 @@ function summary() {
     encoding: 'utf8',
   });
   if (py.status === 0) console.log(`\n== the same scored by mir_eval (bench/analyze-score.py) ==\n${py.stdout.trim()}`);
+  if (scoredNew.length)
+    console.log(
+      `before  (code of ${BEFORE.commit}, same set, mir_eval): tempo Acc1 ${BEFORE.acc1}, Acc2 ${BEFORE.acc2}, key MIREX ${BEFORE.key}, 2 s MIREX ${BEFORE.short} (${BEFORE.shortNulls} of 27 null)`,
+    );
   else
     console.log(
       `(mir_eval scoring skipped: ${values.python} bench/analyze-score.py failed: ${(py.stderr || py.error?.message || '').trim().split('\n').at(-1)})`,
@@ -238,9 +248,9 @@ if (!values['skip-speed']) {
       song,
     ]);
   }
-  const mtData = (await decodeToPlanar(song, { sampleRate: 44_100, channels: 1 })).channels[0];
-  const runs: Record<string, number[]> = { inProcess: [], thread: [], musicTempo: [], cpu: [] };
-  const timed = async (k: string, f: () => unknown) => {
+  const mtData = (await decodeToPlanar(song, { sampleRate: 44_100, channels: 1 })).channels[0]!;
+  const runs = { inProcess: [] as number[], thread: [] as number[], musicTempo: [] as number[], cpu: [] as number[] };
+  const timed = async (k: keyof typeof runs, f: () => unknown) => {
     const t = performance.now();
     const c = process.cpuUsage();
     await f();
@@ -254,7 +264,7 @@ if (!values['skip-speed']) {
     await timed('thread', () => analyzeAudioInThread({ mixPath: song }));
     await timed('musicTempo', () => new MusicTempo(mtData));
   }
-  const med = (k: string) => runs[k].sort((a, b) => a - b)[1].toFixed(2);
+  const med = (k: keyof typeof runs) => runs[k].sort((a, b) => a - b)[1]!.toFixed(2);
   console.log(`analyzeAudio (in process, decode included), median of 3: ${med('inProcess')} s wall`);
   console.log(`  of which this process's CPU (ffmpeg's decoding runs beside it): ${med('cpu')} s`);
   console.log(`analyzeAudioInThread (worker thread), median of 3: ${med('thread')} s`);

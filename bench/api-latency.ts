@@ -103,8 +103,8 @@ console.log(
   `event-loop delay during separation: p50 ${(loop.percentile(50) / 1e6).toFixed(1)} ms, p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms, max ${(loop.max / 1e6).toFixed(1)} ms`,
 );
 console.table(rows);
-const idle = rows[0]['p99 ms'];
-console.log(`p99 ratio GET during separation / idle: ${(rows[1]['p99 ms'] / Math.max(idle, 1)).toFixed(2)}`);
+const idle = rows[0]!['p99 ms'];
+console.log(`p99 ratio GET during separation / idle: ${(rows[1]!['p99 ms'] / Math.max(idle, 1)).toFixed(2)}`);
 
 await workers.stop();
 await app.close();

@@ -223,7 +223,7 @@ const clients = (async () => {
         const i = next++;
         // Paced so that requests are in flight across the rounds, not only before the first kill.
         await sleep(random() * ((ROUNDS * 3_000) / INTENTS) * 2);
-        await runIntent(intents[i], i);
+        await runIntent(intents[i]!, i);
       }
     }),
   );

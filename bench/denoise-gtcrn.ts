@@ -35,7 +35,7 @@ export class Gtcrn {
       let j = i - pad;
       if (j < 0) j = -j;
       if (j >= x.length) j = 2 * (x.length - 1) - j;
-      return x[Math.max(0, Math.min(x.length - 1, j))];
+      return x[Math.max(0, Math.min(x.length - 1, j))]!;
     };
     for (let i = 0; i < padded.length; i++) padded[i] = at(i);
     const frames = 1 + Math.floor((padded.length - N) / HOP);
@@ -49,7 +49,7 @@ export class Gtcrn {
     const mix = new Float32Array(BINS * 2);
     const time = new Float32Array(N);
     for (let t = 0; t < frames; t++) {
-      for (let i = 0; i < N; i++) frame[i] = padded[t * HOP + i] * w[i];
+      for (let i = 0; i < N; i++) frame[i] = padded[t * HOP + i]! * w[i]!;
       this.fft.forward(frame, spec);
       mix.set(spec.subarray(0, 2 * BINS));
       const r = await this.session.run({
@@ -58,6 +58,8 @@ export class Gtcrn {
         tra_cache: tra,
         inter_cache: inter,
       });
+      if (!r.conv_cache_out || !r.tra_cache_out || !r.inter_cache_out || !r.enh)
+        throw new Error(`the GTCRN graph lacks an expected output (has ${Object.keys(r).join(', ')})`);
       conv = r.conv_cache_out;
       tra = r.tra_cache_out;
       inter = r.inter_cache_out;
@@ -65,14 +67,14 @@ export class Gtcrn {
       spec.set(enh.subarray(0, 2 * BINS));
       this.fft.inverse(spec, time);
       for (let i = 0; i < N; i++) {
-        out[t * HOP + i] += (time[i] / N) * w[i];
-        norm[t * HOP + i] += w[i] * w[i];
+        out[t * HOP + i]! += (time[i]! / N) * w[i]!;
+        norm[t * HOP + i]! += w[i]! * w[i]!;
       }
     }
     const y = new Float32Array(x.length);
     for (let i = 0; i < x.length; i++) {
       const k = i + pad;
-      y[i] = norm[k] > 1e-8 ? out[k] / norm[k] : 0;
+      y[i] = norm[k]! > 1e-8 ? out[k]! / norm[k]! : 0;
     }
     return y;
   }

@@ -5,11 +5,11 @@ import { AudioEncoder } from '../src/audio/encode.ts';
 /** Test material for the denoise benchmark: clean speech + a noise file at a chosen SNR. */
 
 export async function readMono48(path: string): Promise<Float32Array> {
-  return (await decodeToPlanar(path, { sampleRate: 48_000, channels: 1 })).channels[0];
+  return (await decodeToPlanar(path, { sampleRate: 48_000, channels: 1 })).channels[0]!;
 }
 
 export async function readMono(path: string, sampleRate: number): Promise<Float32Array> {
-  return (await decodeToPlanar(path, { sampleRate, channels: 1, resampler: 'soxr' })).channels[0];
+  return (await decodeToPlanar(path, { sampleRate, channels: 1, resampler: 'soxr' })).channels[0]!;
 }
 
 export async function writeWav(path: string, x: Float32Array, sampleRate = 48_000): Promise<void> {
@@ -34,17 +34,17 @@ export function mixAtSnr(
   snrDb: number,
 ): { mix: Float32Array; reference: Float32Array } {
   const looped = new Float32Array(speech.length);
-  for (let i = 0; i < looped.length; i++) looped[i] = noise[i % noise.length];
+  for (let i = 0; i < looped.length; i++) looped[i] = noise[i % noise.length]!;
   const gain = Math.sqrt(power(speech) / (power(looped) * 10 ** (snrDb / 10)));
   const mix = new Float32Array(speech.length);
   let peak = 0;
   for (let i = 0; i < mix.length; i++) {
-    mix[i] = speech[i] + gain * looped[i];
-    peak = Math.max(peak, Math.abs(mix[i]));
+    mix[i] = speech[i]! + gain * looped[i]!;
+    peak = Math.max(peak, Math.abs(mix[i]!));
   }
   const scale = peak > 0 ? 0.9 / peak : 1;
   const reference = speech.map((v) => v * scale);
-  for (let i = 0; i < mix.length; i++) mix[i] *= scale;
+  for (let i = 0; i < mix.length; i++) mix[i]! *= scale;
   return { mix, reference };
 }
 
@@ -100,7 +100,7 @@ export function resampleSinc(x: Float32Array, from: number, to: number): Float32
       const a = Math.PI * fc * d;
       const sinc = d === 0 ? 1 : Math.sin(a) / a;
       const w = 0.5 + 0.5 * Math.cos((Math.PI * d) / half);
-      acc += x[k] * fc * sinc * w;
+      acc += x[k]! * fc * sinc * w;
     }
     y[i] = acc;
   }

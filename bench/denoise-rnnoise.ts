@@ -36,11 +36,11 @@ export async function rnnoise(x: Float32Array): Promise<Float32Array> {
   try {
     for (let t = 0; t * frame < padded; t++) {
       buf.fill(0);
-      for (let i = 0; i < frame && t * frame + i < x.length; i++) buf[i] = x[t * frame + i] * 32768;
+      for (let i = 0; i < frame && t * frame + i < x.length; i++) buf[i] = x[t * frame + i]! * 32768;
       m.HEAPF32.set(buf, inPtr >> 2);
       m._rnnoise_process_frame(state, outPtr, inPtr);
       const o = m.HEAPF32.subarray(outPtr >> 2, (outPtr >> 2) + frame);
-      for (let i = 0; i < frame; i++) out[t * frame + i] = o[i] / 32768;
+      for (let i = 0; i < frame; i++) out[t * frame + i] = o[i]! / 32768;
     }
   } finally {
     m._free(inPtr);

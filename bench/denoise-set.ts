@@ -81,7 +81,7 @@ export function fromOnset(x: Float32Array, rate: number): Float32Array {
   const e: number[] = [];
   for (let i = 0; i + f <= x.length; i += f) {
     let s = 0;
-    for (let j = i; j < i + f; j++) s += x[j] * x[j];
+    for (let j = i; j < i + f; j++) s += x[j]! * x[j]!;
     e.push(s);
     max = Math.max(max, s);
   }

@@ -33,7 +33,7 @@ const save = (name: string, x: Float32Array | Int32Array) =>
   writeFileSync(join(outDir, name), Buffer.from(Float32Array.from(x).buffer));
 
 const modelDir = sharedPath('models', 'dfn3');
-const x = (await decodeToPlanar(input, { sampleRate: 48_000, channels: 1 })).channels[0];
+const x = (await decodeToPlanar(input, { sampleRate: 48_000, channels: 1 })).channels[0]!;
 const model = await loadDfn3Model(modelDir);
 const p = model.params;
 const F = p.fftSize / 2 + 1;

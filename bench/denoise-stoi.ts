@@ -30,7 +30,7 @@ function bandEdges(): [number, number][] {
   const f = Array.from({ length: bins }, (_, i) => (i * STOI_RATE) / NFFT);
   const nearest = (hz: number) => {
     let best = 0;
-    for (let i = 1; i < bins; i++) if ((f[i] - hz) ** 2 < (f[best] - hz) ** 2) best = i;
+    for (let i = 1; i < bins; i++) if ((f[i]! - hz) ** 2 < (f[best]! - hz) ** 2) best = i;
     return best;
   };
   return Array.from({ length: BANDS }, (_, k) => [
@@ -44,18 +44,18 @@ function removeSilentFrames(x: Float32Array, y: Float32Array): [Float64Array, Fl
   for (let i = 0; i + FRAME <= x.length; i += HOP) starts.push(i);
   const energy = starts.map((s) => {
     let e = 0;
-    for (let j = 0; j < FRAME; j++) e += (hann[j] * x[s + j]) ** 2;
+    for (let j = 0; j < FRAME; j++) e += (hann[j]! * x[s + j]!) ** 2;
     return 20 * Math.log10(Math.sqrt(e) + EPS);
   });
   const max = Math.max(...energy);
-  const kept = starts.filter((_, i) => energy[i] > max - DYN_RANGE);
+  const kept = starts.filter((_, i) => energy[i]! > max - DYN_RANGE);
   const n = kept.length ? (kept.length - 1) * HOP + FRAME : 0;
   const xs = new Float64Array(n);
   const ys = new Float64Array(n);
   kept.forEach((s, k) => {
     for (let j = 0; j < FRAME; j++) {
-      xs[k * HOP + j] += hann[j] * x[s + j];
-      ys[k * HOP + j] += hann[j] * y[s + j];
+      xs[k * HOP + j]! += hann[j]! * x[s + j]!;
+      ys[k * HOP + j]! += hann[j]! * y[s + j]!;
     }
   });
   return [xs, ys];
@@ -67,12 +67,12 @@ async function bandEnvelopes(x: Float64Array, fft: RealFft, edges: [number, numb
   const out: Float64Array[] = [];
   for (let s = 0; s < x.length - FRAME; s += HOP) {
     frame.fill(0);
-    for (let j = 0; j < FRAME; j++) frame[j] = hann[j] * x[s + j];
+    for (let j = 0; j < FRAME; j++) frame[j] = hann[j]! * x[s + j]!;
     fft.forward(frame, spec);
     const bands = new Float64Array(BANDS);
     edges.forEach(([lo, hi], b) => {
       let e = 0;
-      for (let k = lo; k < hi; k++) e += spec[2 * k] ** 2 + spec[2 * k + 1] ** 2;
+      for (let k = lo; k < hi; k++) e += spec[2 * k]! ** 2 + spec[2 * k + 1]! ** 2;
       bands[b] = Math.sqrt(e);
     });
     out.push(bands);
@@ -102,18 +102,18 @@ export async function stoi(clean: Float32Array, estimate: Float32Array): Promise
       let nx = 0;
       let ny = 0;
       for (let j = 0; j < SEGMENT; j++) {
-        xv[j] = X[m - SEGMENT + j][b];
-        yv[j] = Y[m - SEGMENT + j][b];
-        nx += xv[j] ** 2;
-        ny += yv[j] ** 2;
+        xv[j] = X[m - SEGMENT + j]![b]!;
+        yv[j] = Y[m - SEGMENT + j]![b]!;
+        nx += xv[j]! ** 2;
+        ny += yv[j]! ** 2;
       }
       const g = Math.sqrt(nx) / (Math.sqrt(ny) + EPS);
       let mx = 0;
       let my = 0;
       for (let j = 0; j < SEGMENT; j++) {
-        yv[j] = Math.min(yv[j] * g, xv[j] * (1 + clip));
-        mx += xv[j];
-        my += yv[j];
+        yv[j] = Math.min(yv[j]! * g, xv[j]! * (1 + clip));
+        mx += xv[j]!;
+        my += yv[j]!;
       }
       mx /= SEGMENT;
       my /= SEGMENT;
@@ -121,8 +121,8 @@ export async function stoi(clean: Float32Array, estimate: Float32Array): Promise
       let ex = 0;
       let ey = 0;
       for (let j = 0; j < SEGMENT; j++) {
-        const a = xv[j] - mx;
-        const c = yv[j] - my;
+        const a = xv[j]! - mx;
+        const c = yv[j]! - my;
         dot += a * c;
         ex += a * a;
         ey += c * c;

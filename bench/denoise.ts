@@ -252,7 +252,7 @@ try {
     const timer = setInterval(() => sample(lastFraction), 1000);
     sample(0);
     const t0 = performance.now();
-    const r = await engines[0].denoiseFile({
+    const r = await engines[0]!.denoiseFile({
       inputPath: long,
       outputPath: join(work, 'long.mp3'),
       format: 'mp3',

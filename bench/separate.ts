@@ -145,8 +145,8 @@ if (values.child) {
     // directory, as a service or repeated CLI runs have it); its one-time cost is shown apart.
     if (rewriteGraph) {
       const t0 = performance.now();
-      const exported = resolveModel('htdemucs', { modelsDir })!.files['htdemucs.onnx'];
-      const sha256 = getModelSpec('htdemucs')!.files[0].sha256!;
+      const exported = resolveModel('htdemucs', { modelsDir })!.files['htdemucs.onnx']!;
+      const sha256 = getModelSpec('htdemucs')!.files[0]!.sha256!;
       const { rewrites } = await prepareModel(exported, sha256, modelsDir);
       // FAST's copy with int8 MatMul weights (the engine makes it at its first FAST job otherwise).
       const fast = tiers.includes('fast')

@@ -49,8 +49,9 @@ export async function sweepStartupLeftovers(
   const workDirs: string[] = [];
   for (const name of await listNames(workRoot)) {
     const m = WORK_DIR.exec(name);
-    if (!m || opts.activeWorkDirs?.has(name)) continue;
-    if (mode === 'scale-out' && (await heldElsewhere(deps, m[1], now))) continue;
+    const jobId = m?.[1];
+    if (jobId === undefined || opts.activeWorkDirs?.has(name)) continue;
+    if (mode === 'scale-out' && (await heldElsewhere(deps, jobId, now))) continue;
     await rm(join(workRoot, name), { recursive: true, force: true });
     workDirs.push(name);
   }

@@ -8,24 +8,24 @@ export function siSdr(reference: Float32Array, estimate: Float32Array): number {
   let mr = 0;
   let me = 0;
   for (let i = 0; i < n; i++) {
-    mr += reference[i];
-    me += estimate[i];
+    mr += reference[i]!;
+    me += estimate[i]!;
   }
   mr /= n;
   me /= n;
   let dot = 0;
   let rr = 0;
   for (let i = 0; i < n; i++) {
-    const r = reference[i] - mr;
-    dot += r * (estimate[i] - me);
+    const r = reference[i]! - mr;
+    dot += r * (estimate[i]! - me);
     rr += r * r;
   }
   const scale = dot / (rr + 1e-12);
   let target = 0;
   let noise = 0;
   for (let i = 0; i < n; i++) {
-    const t = scale * (reference[i] - mr);
-    const d = estimate[i] - me - t;
+    const t = scale * (reference[i]! - mr);
+    const d = estimate[i]! - me - t;
     target += t * t;
     noise += d * d;
   }

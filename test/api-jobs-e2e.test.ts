@@ -12,10 +12,10 @@ import { getBalanceSeconds, listLedger } from '../src/store/credits.ts';
 import { sweepExpired } from '../src/worker/retention.ts';
 
 const sumOf = (parts: Float32Array[][]) =>
-  parts[0].map((_, c) => {
-    const n = Math.min(...parts.map((p) => p[c].length));
+  parts[0]!.map((_, c) => {
+    const n = Math.min(...parts.map((p) => p[c]!.length));
     const out = new Float32Array(n);
-    for (const p of parts) for (let i = 0; i < n; i++) out[i] += p[c][i];
+    for (const p of parts) for (let i = 0; i < n; i++) out[i]! += p[c]![i]!;
     return out;
   });
 
@@ -69,7 +69,7 @@ describe('stem jobs end to end (real separation)', () => {
     expect(job.errorMessage).toBeNull();
     expect(job.status).toBe('COMPLETED');
     expect(job.progress).toBe(100);
-    for (let i = 1; i < progress.length; i++) expect(progress[i]).toBeGreaterThanOrEqual(progress[i - 1]);
+    for (let i = 1; i < progress.length; i++) expect(progress[i]).toBeGreaterThanOrEqual(progress[i - 1]!);
     expect(job.creditsCharged).toBe(created.creditsRequired);
     expect(job.creditsCharged).toBe(job.input.durationSeconds);
     expect(await getBalanceSeconds(s.rt.db, user.id)).toBe(before - job.creditsCharged);
@@ -103,7 +103,7 @@ describe('stem jobs end to end (real separation)', () => {
     if (c.outputFormat === 'WAV') {
       // The stems must add back up to the input (16-bit WAV, so the sum is near exact).
       const mix = (await decodeToPlanar(input)).channels;
-      const snr = snrDb(mix, sumOf(c.stems.map((stem) => decoded[stem])));
+      const snr = snrDb(mix, sumOf(c.stems.map((stem) => decoded[stem]!)));
       expect(snr).toBeGreaterThan(c.outputType === 'BOTH' ? 30 : 15);
     }
     // A second read signs fresh URLs.
@@ -115,9 +115,9 @@ describe('stem jobs end to end (real separation)', () => {
     const { rows } = await import('../src/store/jobs.ts').then((m) =>
       m.listJobs(s.rt.db, { accountId: user.id, kind: 'stem', limit: 1, offset: 0 }),
     );
-    const id = rows[0].id;
+    const id = rows[0]!.id;
     const detail: any = await (await s.api(`/v1/jobs/${id}`, { key: user.key })).json();
-    const url = Object.values(detail.outputs as Record<string, { url: string }>)[0].url;
+    const url = Object.values(detail.outputs as Record<string, { url: string }>)[0]!.url;
     const swept = await sweepExpired(s.rt, new Date(Date.now() + 48 * 3600_000));
     expect(swept.jobs).toBeGreaterThan(0);
     const expired: any = await (await s.api(`/v1/jobs/${id}`, { key: user.key })).json();

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, assert, beforeAll, describe, expect, test } from 'vitest';
 import { readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -49,6 +49,7 @@ describe.each(['sqlite', 'postgres'] as const)('platform API on %s', (dialect) =
     expect((await error(res)).code).toBe('INVALID_API_KEY');
     const other = await s.newAccount();
     const [info] = await listApiKeys(s.rt.db, other.id);
+    assert(info, 'the new account has no API key');
     await revokeApiKey(s.rt.db, info.id);
     res = await s.api('/v1/balance', { key: other.key });
     expect(res.status).toBe(403);

@@ -93,7 +93,7 @@ describe('SIX_STEMS jobs end to end (fake six-source model pulled over HTTP)', (
       const file = join(dir, `${stem}.wav`);
       await writeFile(file, Buffer.from(await res.arrayBuffer()));
       // Each stand-in source is its gain times the input (up to the whole-track normalisation's mean).
-      const expected = mix.map((ch) => ch.map((v) => v * FAKE_GAINS[stem]));
+      const expected = mix.map((ch) => ch.map((v) => v * FAKE_GAINS[stem]!));
       expect(snrDb(expected, (await decodeToPlanar(file)).channels)).toBeGreaterThan(30);
     }
   });

@@ -225,7 +225,7 @@ describe('what a job processes is what it was billed (real separation, FAST, sho
     expect(job.status).toBe('COMPLETED');
     expect(job.creditsCharged).toBe(6);
     const { vocals } = await downloadOutputs(job);
-    const seconds = (await probeAudio(vocals)).durationSeconds;
+    const seconds = (await probeAudio(vocals!)).durationSeconds;
     expect(seconds).toBeGreaterThan(5.9);
     expect(seconds).toBeLessThanOrEqual(6);
   });
@@ -249,7 +249,7 @@ describe('what a job processes is what it was billed (real separation, FAST, sho
     expect(job.status).toBe('COMPLETED');
     expect(job.creditsCharged).toBe(3);
     const { vocals } = await downloadOutputs(job);
-    const seconds = (await probeAudio(vocals)).durationSeconds;
+    const seconds = (await probeAudio(vocals!)).durationSeconds;
     expect(seconds).toBeGreaterThan(2.9);
     expect(seconds).toBeLessThanOrEqual(3.001);
   });

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, assert, beforeAll, describe, expect, test } from 'vitest';
 import { bootstrapLocalAccount } from '../src/bootstrap.ts';
 import { DASHBOARD_CSP, dashboardCsp, storageOrigins } from '../src/dashboard/static.ts';
 import { loadConfig } from '../src/config.ts';
@@ -104,7 +104,8 @@ describe('dashboard pages, first start and operator CLI', () => {
     const banner = await bootstrapLocalAccount(s.rt);
     expect(banner).toContain('API key: sk_');
     expect(banner).toContain('Email:    owner@example.com');
-    const password = /Password: (\S+)/.exec(banner!)![1];
+    const password = /Password: (\S+)/.exec(banner!)?.[1];
+    assert(password, 'no password in the banner');
     expect(password.length).toBeGreaterThanOrEqual(20);
     const c = dashboardClient(s);
     expect((await c.signIn('owner@example.com', password)).status).toBe(200);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, assert, beforeAll, describe, expect, test } from 'vitest';
 import {
   SessionInfo,
   KeyCreated,
@@ -51,7 +51,7 @@ describe.each(dialects)('dashboard API: sessions, keys, webhooks (%s)', (dialect
     // The token is stored hashed: the cookie value is nowhere in the table.
     const rows = await s.rt.db.selectFrom('sessions').select('id').where('account_id', '=', user.id).execute();
     expect(rows).toHaveLength(1);
-    expect(rows[0].id).not.toBe(c.cookie!.split('=')[1]);
+    expect(rows[0]!.id).not.toBe(c.cookie!.split('=')[1]);
 
     const again = await c.call('GET', '/session');
     expect(again.status).toBe(200);
@@ -199,6 +199,7 @@ describe.each(dialects)('dashboard API: sessions, keys, webhooks (%s)', (dialect
     const outcome = WebhookTestResult.parse(await test.json());
     expect(outcome).toMatchObject({ statusCode: 200, error: null });
     const [got] = await receiver.waitFor(`/dash-${dialect}`, 1);
+    assert(got, 'no webhook request received');
     expect(verifySignature(got.raw, hook.secret, got.headers['x-webhook-signature'])).toBe(true);
     expect(WebhookPayload.parse(JSON.parse(got.raw.toString())).data.metadata).toEqual({ test: true });
 
@@ -216,7 +217,7 @@ describe.each(dialects)('dashboard API: sessions, keys, webhooks (%s)', (dialect
       statusCode: 200,
       error: null,
     });
-    expect(deliveries.deliveries[0].durationMs).toBeGreaterThanOrEqual(0);
+    expect(deliveries.deliveries[0]!.durationMs).toBeGreaterThanOrEqual(0);
 
     const other = await signedIn(s, await newDashboardUser(s));
     for (const [method, path] of [
@@ -224,7 +225,7 @@ describe.each(dialects)('dashboard API: sessions, keys, webhooks (%s)', (dialect
       ['POST', `/webhooks/${hook.id}/test`],
       ['GET', `/webhooks/${hook.id}/deliveries`],
       ['DELETE', `/webhooks/${hook.id}`],
-    ]) {
+    ] as const) {
       const r = await other.call(method, path);
       expect(r.status, `${method} ${path}`).toBe(404);
       expect((await errorOf(r)).code).toBe('WEBHOOK_NOT_FOUND');

@@ -67,7 +67,7 @@ describe('denoise jobs end to end (real DeepFilterNet3)', () => {
     expect(job.errorMessage).toBeNull();
     expect(job.status).toBe('COMPLETED');
     expect(job.progress).toBe(100);
-    for (let i = 1; i < progress.length; i++) expect(progress[i]).toBeGreaterThanOrEqual(progress[i - 1]);
+    for (let i = 1; i < progress.length; i++) expect(progress[i]).toBeGreaterThanOrEqual(progress[i - 1]!);
     expect(job.creditsCharged).toBe(6);
     expect(await getBalanceSeconds(s.rt.db, user.id)).toBe(300 - 6);
     expect(job.outputFilePath).toBe(`jobs/${created.jobId}/denoised.wav`);
@@ -92,11 +92,13 @@ describe('denoise jobs end to end (real DeepFilterNet3)', () => {
 
     // It is really cleaned: SI-SDR against the clean reference rises well above the noisy input's.
     const mono = { sampleRate: 48_000, channels: 1 };
-    const [clean, noisy, cleaned] = await Promise.all(
-      [cleanPath, noisyPath, outPath].map((p) => decodeToPlanar(p, mono)),
-    );
-    const before = siSdr(clean.channels[0], noisy.channels[0]);
-    const after = siSdr(clean.channels[0], cleaned.channels[0]);
+    const [clean, noisy, cleaned] = await Promise.all([
+      decodeToPlanar(cleanPath, mono),
+      decodeToPlanar(noisyPath, mono),
+      decodeToPlanar(outPath, mono),
+    ]);
+    const before = siSdr(clean.channels[0]!, noisy.channels[0]!);
+    const after = siSdr(clean.channels[0]!, cleaned.channels[0]!);
     expect(after - before).toBeGreaterThan(8);
 
     const listed: any = await (await s.api('/v1/denoise-jobs?status=COMPLETED', { key: user.key })).json();
@@ -136,10 +138,10 @@ describe('denoise jobs end to end (real DeepFilterNet3)', () => {
       const res = await s.api(job.downloadUrl, { key: user.key });
       const path = join(s.dataDir, `limited-${attenuationLimitDb ?? 'none'}.wav`);
       await writeFile(path, Buffer.from(await res.arrayBuffer()));
-      outputs.push((await decodeToPlanar(path, { sampleRate: 48_000, channels: 1 })).channels[0]);
+      outputs.push((await decodeToPlanar(path, { sampleRate: 48_000, channels: 1 })).channels[0]!);
     }
-    const noisy = (await decodeToPlanar(noisyPath, { sampleRate: 48_000, channels: 1 })).channels[0];
+    const noisy = (await decodeToPlanar(noisyPath, { sampleRate: 48_000, channels: 1 })).channels[0]!;
     // With a 6 dB limit the input is mixed back at half its amplitude: much closer to it.
-    expect(siSdr(noisy, outputs[1])).toBeGreaterThan(siSdr(noisy, outputs[0]) + 3);
+    expect(siSdr(noisy, outputs[1]!)).toBeGreaterThan(siSdr(noisy, outputs[0]!) + 3);
   }, 300_000);
 });

@@ -318,7 +318,7 @@ describe.each(['sqlite', 'postgres'] as const)(
       expect(page1.pagination).toEqual({ total: 5, page: 1, limit: 2, hasMore: true });
       expect([page1.total, page1.page, page1.limit]).toEqual([5, 1, 2]);
       const page3: any = await (await s.api('/v1/denoise-jobs?limit=2&page=3', { key: user.key })).json();
-      expect(page3.jobs.map((j: any) => j.jobId)).toEqual([all[4].id]);
+      expect(page3.jobs.map((j: any) => j.jobId)).toEqual([all[4]!.id]);
       expect(page3.pagination).toEqual({ total: 5, page: 3, limit: 2, hasMore: false });
       expect(page3.jobs[0]).toMatchObject({ status: 'PENDING', inputFileName: 'interview.wav', outputFormat: 'MP3' });
       const byDefault: any = await (await s.api('/v1/denoise-jobs', { key: user.key })).json();
@@ -335,7 +335,7 @@ describe.each(['sqlite', 'postgres'] as const)(
       const { rows } = await import('../src/store/jobs.ts').then((m) =>
         m.listJobs(s.rt.db, { accountId: user.id, kind: 'denoise', limit: 1, offset: 0 }),
       );
-      const id = rows[0].id;
+      const id = rows[0]!.id;
       for (const path of [
         `/v1/denoise-jobs/${id}`,
         `${s.base}/api/files/download-denoise/${id}`,

@@ -18,7 +18,7 @@ let engine: DenoiseEngine;
 const ffmpeg = (...args: string[]) => execFileSync('ffmpeg', ['-nostdin', '-v', 'error', '-y', ...args]);
 const mono48 = async (path: string, channel = 0) =>
   (await decodeToPlanar(path, { sampleRate: 48000, channels: channel === 0 ? 1 : 2, durationSeconds: SECONDS }))
-    .channels[channel === 0 ? 0 : channel - 1];
+    .channels[channel === 0 ? 0 : channel - 1]!;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'stemforge-denoise-'));
@@ -65,7 +65,7 @@ describe('DenoiseEngine (DeepFilterNet3, worker thread)', () => {
     const after = siSdr(ref, await mono48(out));
     expect(after - before).toBeGreaterThan(8);
     expect(progress.at(-1)).toBe(1);
-    expect(progress.every((p, i) => i === 0 || p >= progress[i - 1])).toBe(true);
+    expect(progress.every((p, i) => i === 0 || p >= progress[i - 1]!)).toBe(true);
   });
 
   it('keeps music-rate stereo as stereo, cleans the noisy channel and passes clean speech nearly unchanged', async () => {
@@ -95,7 +95,7 @@ describe('DenoiseEngine (DeepFilterNet3, worker thread)', () => {
     // MP3 adds its encoder delay and frame padding (576-sample frames at 16 kHz).
     expect(Math.abs(probe.durationSeconds - SECONDS)).toBeLessThan(0.2);
     const at16 = async (p: string) =>
-      (await decodeToPlanar(p, { sampleRate: 16000, channels: 1, durationSeconds: SECONDS })).channels[0];
+      (await decodeToPlanar(p, { sampleRate: 16000, channels: 1, durationSeconds: SECONDS })).channels[0]!;
     const ref = await at16(clean);
     expect(siSdr(ref, await at16(out)) - siSdr(ref, await at16(nb))).toBeGreaterThan(8);
   });

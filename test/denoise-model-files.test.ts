@@ -32,7 +32,7 @@ describe('DeepFilterNet3 model files', () => {
     try {
       for (const f of Object.keys(DFN3_FILES)) copyFileSync(join(dir, f), join(bad, f));
       const onnx = readFileSync(join(bad, 'df_dec.onnx'));
-      onnx[onnx.length - 10] ^= 0xff;
+      onnx[onnx.length - 10]! ^= 0xff;
       writeFileSync(join(bad, 'df_dec.onnx'), onnx);
       await expect(loadDfn3Model(bad)).rejects.toThrow(/checksum mismatch for .*df_dec\.onnx/);
       await expect(loadDfn3Model(bad)).rejects.toBeInstanceOf(ModelFilesError);

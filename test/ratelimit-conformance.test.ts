@@ -66,12 +66,12 @@ describe.each(adapters)('rate limiter conformance: $name', ({ setup }) => {
     for (let i = 0; i < 4; i++) results.push(await h.limiter.hit(k, 3, 60_000));
     expect(results.map((r) => r.allowed)).toEqual([true, true, true, false]);
     expect(results.map((r) => r.remaining)).toEqual([2, 1, 0, 0]);
-    const refused = results[3];
+    const refused = results[3]!;
     expect(refused.retryAfterSeconds).toBeGreaterThanOrEqual(59);
     expect(refused.retryAfterSeconds).toBeLessThanOrEqual(60);
     // The window is fixed at the first hit: later hits do not move the reset time.
     expect(new Set(results.map((r) => r.resetAtUnixSeconds)).size).toBeLessThanOrEqual(2);
-    expect(Math.abs(refused.resetAtUnixSeconds - results[0].resetAtUnixSeconds)).toBeLessThanOrEqual(1);
+    expect(Math.abs(refused.resetAtUnixSeconds - results[0]!.resetAtUnixSeconds)).toBeLessThanOrEqual(1);
   });
 
   it('keeps keys independent', async () => {

@@ -20,7 +20,7 @@ describe.skipIf(cudaInstalled)('ORT_EXECUTION_PROVIDER=cuda without the CUDA pro
     const spec = getModelSpec('htdemucs')!;
     const dir = mkdtempSync(join(tmpdir(), 'sf-cuda-'));
     try {
-      const modelPath = resolveModel('htdemucs', { modelsDir: dir })!.files['htdemucs.onnx'];
+      const modelPath = resolveModel('htdemucs', { modelsDir: dir })!.files['htdemucs.onnx']!;
       // Straight to onnxruntime, past the engine's file check: onnxruntime's own failure.
       const load = SegmentModel.load(modelPath, spec.stems!, { executionProvider: 'cuda', threads: 1 });
       await expect(load).rejects.toBeInstanceOf(ExecutionProviderUnavailableError);

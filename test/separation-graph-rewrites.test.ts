@@ -14,8 +14,8 @@ import { snrDb } from './helpers/snr.ts';
 import { SegmentModel } from '../src/separation/segment-model.ts';
 import { HTDEMUCS_SEGMENT_FRAMES } from '../src/separation/htdemucs-shapes.ts';
 
-const htdemucs = resolveModel('htdemucs', { modelsDir: '/nonexistent' })!.files['htdemucs.onnx'];
-const sha256 = getModelSpec('htdemucs')!.files[0].sha256!;
+const htdemucs = resolveModel('htdemucs', { modelsDir: '/nonexistent' })!.files['htdemucs.onnx']!;
+const sha256 = getModelSpec('htdemucs')!.files[0]!.sha256!;
 const ops = async (path: string) => (await readModelStructure(path)).nodes.map((n) => n.op);
 
 describe('rewrites of the HTDemucs graph (real model file)', () => {
@@ -136,8 +136,8 @@ describe('rewrites of the HTDemucs graph (real model file)', () => {
           quality: 'FAST',
         });
         return {
-          vocals: (await decodeToPlanar(r.files.vocals)).channels,
-          drums: (await decodeToPlanar(r.files.drums)).channels,
+          vocals: (await decodeToPlanar(r.files.vocals!)).channels,
+          drums: (await decodeToPlanar(r.files.drums!)).channels,
         };
       } finally {
         await engine.close();

@@ -47,19 +47,20 @@ describe('test-time shifts (real HTDemucs)', () => {
   async function separate(settings: InferenceSettings): Promise<Record<string, Float32Array[]>> {
     if (!model) {
       const spec = getModelSpec('htdemucs')!;
-      const exported = resolveModel('htdemucs', { modelsDir: join(dir, 'models') })!.files['htdemucs.onnx'];
-      const prepared = await prepareModel(exported, spec.files[0].sha256!, join(dir, 'models'));
+      const exported = resolveModel('htdemucs', { modelsDir: join(dir, 'models') })!.files['htdemucs.onnx']!;
+      const prepared = await prepareModel(exported, spec.files[0]!.sha256!, join(dir, 'models'));
       model = await SegmentModel.load(prepared.path, spec.stems!, { executionProvider: 'cpu', threads: 2 });
     }
-    const got: Record<string, number[][]> = {};
+    const got: Record<string, [number[], number[]]> = {};
     const sinks = Object.fromEntries(
       STEMS.map((s) => {
-        got[s] = [[], []];
+        const channels: [number[], number[]] = [[], []];
+        got[s] = channels;
         return [
           s,
           {
             write: async (x: Float32Array) => {
-              for (let i = 0; i < x.length; i++) got[s][i % 2].push(x[i]);
+              for (let i = 0; i < x.length; i++) channels[i % 2]!.push(x[i]!);
             },
           },
         ];
@@ -72,11 +73,11 @@ describe('test-time shifts (real HTDemucs)', () => {
       settings,
       instrumental: 'residual',
     });
-    return Object.fromEntries(STEMS.map((s) => [s, got[s].map((c) => Float32Array.from(c))]));
+    return Object.fromEntries(STEMS.map((s) => [s, got[s]!.map((c) => Float32Array.from(c))]));
   }
 
   const maxDiff = (a: Float32Array[], b: Float32Array[]) =>
-    Math.max(...a.map((c, k) => c.reduce((m, v, i) => Math.max(m, Math.abs(v - b[k][i])), 0)));
+    Math.max(...a.map((c, k) => c.reduce((m, v, i) => Math.max(m, Math.abs(v - b[k]![i]!)), 0)));
 
   // Three passes of the full 7.8 s network; minutes on a loaded 2-core machine.
   it('is reproducible for a seed, differs from no shift, and sums to the mix', { timeout: 600_000 }, async () => {
@@ -85,23 +86,23 @@ describe('test-time shifts (real HTDemucs)', () => {
     const a = await separate({ overlap: 0.25, shifts: 1, seed: 1 });
     const again = await separate({ overlap: 0.25, shifts: 1, seed: 1 });
     for (const s of STEMS) {
-      expect(a[s][0]).toHaveLength(mix[0].length);
-      expect(maxDiff(a[s], again[s]), `${s}: same seed`).toBeLessThan(1e-6);
+      expect(a[s]![0]).toHaveLength(mix[0]!.length);
+      expect(maxDiff(a[s]!, again[s]!), `${s}: same seed`).toBeLessThan(1e-6);
     }
     // A shift moves the audio within the network's 7.8 s window: similar stems, not the same
     // (other seeds draw other shifts: test/separation-stream.test.ts).
     for (const s of ['drums', 'vocals']) {
-      const shiftVsPlain = snrDb(plain[s], a[s]);
+      const shiftVsPlain = snrDb(plain[s]!, a[s]!);
       console.log(`${s}: shifted vs plain ${shiftVsPlain.toFixed(1)} dB`);
       expect(shiftVsPlain, s).toBeGreaterThan(10);
       expect(shiftVsPlain, s).toBeLessThan(80);
     }
     // vocals + instrumental is the input exactly; the four sources add up to it as closely as
     // without a shift.
-    const residual = [0, 1].map((c) => a.vocals[c].map((v, i) => v + a.instrumental[c][i]));
+    const residual = [0, 1].map((c) => a.vocals![c]!.map((v, i) => v + a.instrumental![c]![i]!));
     expect(snrDb(mix, residual)).toBeGreaterThan(100);
     const sum4 = (r: Record<string, Float32Array[]>) =>
-      [0, 1].map((c) => r.drums[c].map((v, i) => v + r.bass[c][i] + r.other[c][i] + r.vocals[c][i]));
+      [0, 1].map((c) => r.drums![c]!.map((v, i) => v + r.bass![c]![i]! + r.other![c]![i]! + r.vocals![c]![i]!));
     const plainSum = snrDb(mix, sum4(plain));
     const shiftedSum = snrDb(mix, sum4(a));
     console.log(`sources sum vs mix: plain ${plainSum.toFixed(1)} dB, shifted ${shiftedSum.toFixed(1)} dB`);

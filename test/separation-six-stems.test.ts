@@ -58,13 +58,13 @@ describe('six stems through the engine (fake six-source model)', () => {
     const mix = (await decodeToPlanar(input)).channels;
     const scaled = (g: number) => mix.map((ch) => ch.map((v) => v * g));
     for (const stem of SIX_SOURCES) {
-      const got = (await decodeToPlanar(result.files[stem])).channels;
-      expect(got[0].length).toBe(mix[0].length);
-      expect(snrDb(scaled(FAKE_GAINS[stem]), got)).toBeGreaterThan(50);
+      const got = (await decodeToPlanar(result.files[stem]!)).channels;
+      expect(got[0]!.length).toBe(mix[0]!.length);
+      expect(snrDb(scaled(FAKE_GAINS[stem]!), got)).toBeGreaterThan(50);
     }
     // The instrumental is the input minus the vocals.
-    const instrumental = (await decodeToPlanar(result.files.instrumental)).channels;
-    expect(snrDb(scaled(1 - FAKE_GAINS.vocals), instrumental)).toBeGreaterThan(50);
+    const instrumental = (await decodeToPlanar(result.files.instrumental!)).channels;
+    expect(snrDb(scaled(1 - FAKE_GAINS.vocals!), instrumental)).toBeGreaterThan(50);
   });
 
   it('ends an idle process after idleTimeoutMs, and the next job starts a new one', async () => {

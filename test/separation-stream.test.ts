@@ -28,7 +28,7 @@ function shareModel(segmentFrames: number): SegmentSeparator & { calls: number }
       SHARES.forEach((share, s) => {
         for (let c = 0; c < 2; c++)
           for (let i = 0; i < segmentFrames; i++)
-            out[(s * 2 + c) * segmentFrames + i] = share * mix[c * segmentFrames + i];
+            out[(s * 2 + c) * segmentFrames + i] = share * mix[c * segmentFrames + i]!;
       });
       return out;
     },
@@ -77,8 +77,8 @@ describe('segment plan', () => {
     expect(many.reduce((a, d) => a + d, 0) / many.length / maxShift).toBeCloseTo(0.5, 1);
 
     const plan = planSegments(10 * SR, { segment: 343_980, overlap: 0.25, shifts: 4, sampleRate: SR, seed: 1 });
-    for (let pass = 0; pass < 4; pass++) expect(plan.find((s) => s.pass === pass)!.keepStart).toBe(-delays[pass]);
-    for (let i = 1; i < plan.length; i++) expect(plan[i].keepStart).toBeGreaterThanOrEqual(plan[i - 1].keepStart);
+    for (let pass = 0; pass < 4; pass++) expect(plan.find((s) => s.pass === pass)!.keepStart).toBe(-delays[pass]!);
+    for (let i = 1; i < plan.length; i++) expect(plan[i]!.keepStart).toBeGreaterThanOrEqual(plan[i - 1]!.keepStart);
   });
 });
 
@@ -110,7 +110,7 @@ describe('streaming separation (decode -> segments -> overlap-add -> sinks)', ()
     { overlap: 0.5, shifts: 3, seed: 9 },
   ])('reassembles every sample exactly (overlap $overlap, shifts $shifts)', async (settings) => {
     const { channels } = await decodeToPlanar(input);
-    const n = channels[0].length;
+    const n = channels[0]!.length;
     const model = shareModel(SR);
     const stems: StemName[] = ['vocals', 'drums', 'instrumental'];
     const { got, sinks } = collectSinks(stems);
@@ -128,17 +128,17 @@ describe('streaming separation (decode -> segments -> overlap-add -> sinks)', ()
     expect(progress[0]).toBe(0);
     expect(progress.at(-1)).toBe(1);
     let mean = 0;
-    for (let i = 0; i < n; i++) mean += (channels[0][i] + channels[1][i]) / 2 / n;
-    for (const stem of stems) expect(got[stem].length).toBe(2 * n);
+    for (let i = 0; i < n; i++) mean += (channels[0]![i]! + channels[1]![i]!) / 2 / n;
+    for (const stem of stems) expect(got[stem]?.length).toBe(2 * n);
     let worst = 0;
     for (let i = 0; i < n; i++) {
       for (let c = 0; c < 2; c++) {
-        const x = channels[c][i];
+        const x = channels[c]![i]!;
         // Sources are `share * normalised + ...`, denormalised with the track mean added to each.
         const vocals = 0.4 * (x - mean) + mean;
         const drums = 0.1 * (x - mean) + mean;
-        worst = Math.max(worst, Math.abs(got.vocals[2 * i + c] - vocals), Math.abs(got.drums[2 * i + c] - drums));
-        worst = Math.max(worst, Math.abs(got.instrumental[2 * i + c] - (x - vocals)));
+        worst = Math.max(worst, Math.abs(got.vocals![2 * i + c]! - vocals), Math.abs(got.drums![2 * i + c]! - drums));
+        worst = Math.max(worst, Math.abs(got.instrumental![2 * i + c]! - (x - vocals)));
       }
     }
     expect(worst).toBeLessThan(1e-5);

@@ -293,17 +293,17 @@ describe.each(adapters)('blob store conformance: $name', ({ setup }) => {
     const base = k('jobs');
     const keys = [`${base}/a/vocals.mp3`, `${base}/a/deep/drums.mp3`, `${base}/ab/bass.mp3`, `${base}/b/other.mp3`];
     for (const key of keys) await h.store.put(key, body('x'), { contentType: 'audio/mpeg' });
-    await h.store.delete(keys[3]);
-    expect(await h.store.stat(keys[3])).toBeNull();
+    await h.store.delete(keys[3]!);
+    expect(await h.store.stat(keys[3]!)).toBeNull();
     await h.store.deletePrefix(`${base}/a/`);
-    expect(await h.store.stat(keys[0])).toBeNull();
-    expect(await h.store.stat(keys[1])).toBeNull();
-    expect(await h.store.stat(keys[2])).toEqual({ size: 1, contentType: 'audio/mpeg' });
+    expect(await h.store.stat(keys[0]!)).toBeNull();
+    expect(await h.store.stat(keys[1]!)).toBeNull();
+    expect(await h.store.stat(keys[2]!)).toEqual({ size: 1, contentType: 'audio/mpeg' });
     await h.store.deletePrefix(`${base}/missing/`);
     for (const bad of ['', '/', `${base}/a`, '../', 'a//', `${base}/../`]) {
       await expect(h.store.deletePrefix(bad)).rejects.toBeInstanceOf(InvalidBlobKeyError);
     }
-    expect(await h.store.stat(keys[2])).not.toBeNull();
+    expect(await h.store.stat(keys[2]!)).not.toBeNull();
   });
 
   it('rejects keys outside the grammar in every method, before touching storage', async () => {

@@ -65,11 +65,11 @@ describe.each(dialects)('credit ledger and keys on %s', (dialect) => {
     await expect(createApiKey(t.db, a.id)).rejects.toBeInstanceOf(KeyLimitError);
     const stored = await t.db.selectFrom('api_keys').selectAll().where('account_id', '=', a.id).execute();
     for (const row of stored) expect(keys.some((k) => row.hash.includes(k.key) || row.prefix === k.key)).toBe(false);
-    const found = await findApiKey(t.db, keys[0].key);
+    const found = await findApiKey(t.db, keys[0]!.key);
     expect(found?.accountId).toBe(a.id);
-    expect(await findApiKey(t.db, keys[0].key.slice(0, -1) + (keys[0].key.endsWith('a') ? 'b' : 'a'))).toBeNull();
-    expect(await revokeApiKey(t.db, keys[0].info.id)).toBe(true);
-    expect((await findApiKey(t.db, keys[0].key))?.revoked).toBe(true);
+    expect(await findApiKey(t.db, keys[0]!.key.slice(0, -1) + (keys[0]!.key.endsWith('a') ? 'b' : 'a'))).toBeNull();
+    expect(await revokeApiKey(t.db, keys[0]!.info.id)).toBe(true);
+    expect((await findApiKey(t.db, keys[0]!.key))?.revoked).toBe(true);
     await createApiKey(t.db, a.id); // a revoked key frees a slot
   });
 });

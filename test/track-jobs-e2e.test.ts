@@ -53,7 +53,7 @@ describe('track job with unknown duration, fake yt-dlp (real separation)', () =>
     const { job, progress } = await waitForJob(s, user.key, `/v1/track-jobs/${created.id}`);
     expect(job.errorMessage).toBeNull();
     expect(job.status).toBe('COMPLETED');
-    for (let i = 1; i < progress.length; i++) expect(progress[i]).toBeGreaterThanOrEqual(progress[i - 1]);
+    for (let i = 1; i < progress.length; i++) expect(progress[i]).toBeGreaterThanOrEqual(progress[i - 1]!);
     expect(job).toMatchObject({
       trackDuration: 6,
       trackDurationEstimated: true,

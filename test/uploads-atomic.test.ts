@@ -142,8 +142,8 @@ describe.each(setups)('two PUTs racing on one upload grant ($name)', ({ start })
     expect(lost.reason.code).toBe('UPLOAD_ALREADY_COMPLETED');
     const stored = await findUpload(s.rt.db, row.id);
     // Whatever won, the row's bytes, size and duration belong to the same file.
-    expect(stored?.duration_seconds).toBe(files[won].durationSeconds);
-    expect(stored?.size_bytes).toBe(files[won].size);
+    expect(stored?.duration_seconds).toBe(files[won]!.durationSeconds);
+    expect(stored?.size_bytes).toBe(files[won]!.size);
     expect(sha(await storedBytes(s, stored!.storage_key))).toBe(sha(won === 0 ? slow : fast));
     if (!s3) {
       const names = await readdir(join(s.dataDir, 'blobs', 'objects', 'uploads', user.id, row.id));

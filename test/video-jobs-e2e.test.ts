@@ -67,7 +67,7 @@ describe('video job end to end with a fake yt-dlp (real separation)', () => {
     expect(job.errorMessage).toBeNull();
     expect(job.status).toBe('COMPLETED');
     expect(job.progress).toBe(100);
-    for (let i = 1; i < progress.length; i++) expect(progress[i]).toBeGreaterThanOrEqual(progress[i - 1]);
+    for (let i = 1; i < progress.length; i++) expect(progress[i]).toBeGreaterThanOrEqual(progress[i - 1]!);
     expect(job.completedAt).toBeTruthy();
     expect(job.creditsCharged).toBe(7);
     expect(job.creditsRequired).toBe(7);
@@ -102,8 +102,8 @@ describe('video job end to end with a fake yt-dlp (real separation)', () => {
     }
     // fullAudio is the mixture itself (as loud as the source), not one of the stems.
     const source = rmsOf((await decodeToPlanar(sharedPath('audio', 'musdb-falcon69', 'mixture.wav'))).channels);
-    expect(Math.abs(20 * Math.log10(rms.fullAudio / source))).toBeLessThan(0.5);
-    expect(Math.abs(20 * Math.log10(rms.vocals / source))).toBeGreaterThan(1);
+    expect(Math.abs(20 * Math.log10(rms.fullAudio! / source))).toBeLessThan(0.5);
+    expect(Math.abs(20 * Math.log10(rms.vocals! / source))).toBeGreaterThan(1);
 
     // The list carries the same detail objects; the webhook input is the video-specific shape.
     const list: any = await (await s.api('/v1/video-jobs', { key: user.key })).json();

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, assert, beforeAll, describe, expect, test } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { dialects } from './helpers/db.ts';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.ts';
@@ -66,6 +66,7 @@ describe.each(dialects)('webhook dispatcher (%s)', (dialect) => {
     await deliverAll();
 
     const [req] = await rx.waitFor(`/signed-${dialect}`, 1);
+    assert(req, 'no webhook request received');
     expect(rx.at(`/signed-${dialect}`)).toHaveLength(1);
     expect(req.method).toBe('POST');
     expect(req.headers['content-type']).toBe('application/json');
@@ -94,7 +95,8 @@ describe.each(dialects)('webhook dispatcher (%s)', (dialect) => {
       metadata,
     });
     expect(body.data.type).toBeUndefined();
-    const vocals = body.data.outputs!.vocals;
+    const vocals = body.data.outputs?.vocals;
+    assert(vocals, 'no vocals output in the webhook');
     expect(Object.keys(body.data.outputs!)).toEqual(['vocals']);
     const ttl = Date.parse(vocals.expiresAt) - Date.now();
     expect(ttl).toBeGreaterThan(3500_000);
@@ -249,7 +251,7 @@ describe.each(dialects)('webhook dispatcher (%s)', (dialect) => {
     await deliverAll({ concurrency: 1 });
     expect(rx.at(path).length - before).toBe(5);
     expect(await listed(user.key, wh.id)).toMatchObject({ failCount: 5, isActive: false, lastError: 'HTTP 503' });
-    expect((await listJobDeliveries(s.rt.db, jobs[5].id))[0]).toMatchObject({
+    expect((await listJobDeliveries(s.rt.db, jobs[5]!.id))[0]).toMatchObject({
       status: 'skipped',
       error: 'webhook inactive',
     });
@@ -271,6 +273,7 @@ describe.each(dialects)('webhook dispatcher (%s)', (dialect) => {
     const { job } = await commitFinishedJob(s.rt, user.id, { outcome: 'COMPLETED' });
     // Two dispatchers that both read the row as pending before either claimed it.
     const [row] = (await listPendingDeliveries(s.rt.db, 100)).filter((r) => r.job_id === job.id);
+    assert(row, 'no pending delivery for the job');
     const results = await Promise.all([deliverOne(s.rt, row), deliverOne(s.rt, row), deliverOne(s.rt, row)]);
     expect(results.sort()).toEqual(['not-claimed', 'not-claimed', 'sent']);
     expect(rx.at(path)).toHaveLength(1);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, assert, beforeAll, describe, expect, test } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { uploadFile, waitForJob } from './helpers/jobs.ts';
 import { sharedPath } from '../support/shared.ts';
@@ -88,6 +88,7 @@ describe('webhooks end to end: real jobs, real workers, real receiver', () => {
     expect(completed.status).toBe('COMPLETED');
 
     const [first, second] = await rx.waitFor('/all', 2);
+    assert(first && second, 'two webhook requests expected');
     for (const req of [first, second]) {
       expect(verifySignature(req.raw, all.secret, req.headers['x-webhook-signature'])).toBe(true);
       expect(req.headers['x-webhook-id']).toBe(all.id);
@@ -126,7 +127,7 @@ describe('webhooks end to end: real jobs, real workers, real receiver', () => {
     });
     expect(doneBody.data.creditsCharged).toBe(7);
     expect(Object.keys(doneBody.data.outputs!)).toEqual(Object.keys(completed.outputs));
-    const download = await fetch(doneBody.data.outputs!.vocals.url);
+    const download = await fetch(doneBody.data.outputs!.vocals!.url);
     expect(download.status).toBe(200);
     expect(download.headers.get('content-type')).toBe('audio/mpeg');
     expect((await download.arrayBuffer()).byteLength).toBeGreaterThan(50_000);

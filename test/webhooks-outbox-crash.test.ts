@@ -107,7 +107,7 @@ describe('webhook outbox across crashes (sqlite, real processes)', () => {
     );
     child.kill('SIGKILL');
     await new Promise((r) => child!.once('exit', r));
-    const cut = (await listJobDeliveries(s.rt.db, j1.job.id)).find((r) => r.webhook_id === hooks.hang.id)!;
+    const cut = (await listJobDeliveries(s.rt.db, j1.job.id)).find((r) => r.webhook_id === hooks.hang!.id)!;
     expect(cut.status).toBe('sending');
 
     // 3. More events commit while everything is down.
@@ -122,10 +122,10 @@ describe('webhook outbox across crashes (sqlite, real processes)', () => {
     await Promise.all([d1.drain(), d2.drain()]);
     await Promise.all([d1.stop(), d2.stop()]);
 
-    const closed = (await listJobDeliveries(s.rt.db, j1.job.id)).find((r) => r.webhook_id === hooks.hang.id)!;
+    const closed = (await listJobDeliveries(s.rt.db, j1.job.id)).find((r) => r.webhook_id === hooks.hang!.id)!;
     expect(closed).toMatchObject({ status: 'done', error: INTERRUPTED_ERROR, response_status: null });
     // Counted as a failure, like the timeout of j2's delivery to the same receiver.
-    expect((await findWebhook(s.rt.db, hooks.hang.id))!.fail_count).toBe(2);
+    expect((await findWebhook(s.rt.db, hooks.hang!.id))!.fail_count).toBe(2);
     const pairs = (path: string) => rx.at(path).map((r) => JSON.parse(r.raw.toString()).data.jobId as string);
     expect(pairs('/hang')).toEqual([j1.job.id, j2.job.id]);
     expect(pairs('/a').sort()).toEqual([j1.job.id, j2.job.id].sort());

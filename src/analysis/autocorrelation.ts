@@ -17,16 +17,16 @@ export function autocorrelation(x: Float32Array, maxLag: number): Float32Array {
   fft.realTransform(spec, input);
   fft.completeSpectrum(spec);
   for (let k = 0; k < size; k++) {
-    const re = spec[2 * k];
-    const im = spec[2 * k + 1];
+    const re = spec[2 * k]!;
+    const im = spec[2 * k + 1]!;
     spec[2 * k] = re * re + im * im;
     spec[2 * k + 1] = 0;
   }
   const back = new Float64Array(2 * size);
   fft.inverseTransform(back, spec);
   const out = new Float32Array(maxLag + 1);
-  const zero = back[0] / n || 1;
-  for (let lag = 0; lag <= maxLag; lag++) out[lag] = back[2 * lag] / (n - lag) / zero;
+  const zero = back[0]! / n || 1;
+  for (let lag = 0; lag <= maxLag; lag++) out[lag] = back[2 * lag]! / (n - lag) / zero;
   return out;
 }
 
@@ -35,5 +35,5 @@ export function sampleAt(a: Float32Array, x: number): number {
   const i = Math.floor(x);
   if (i < 0 || i + 1 >= a.length) return 0;
   const f = x - i;
-  return a[i] * (1 - f) + a[i + 1] * f;
+  return a[i]! * (1 - f) + a[i + 1]! * f;
 }

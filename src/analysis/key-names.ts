@@ -28,7 +28,8 @@ export function formatKey(key: Key): string {
 export function parseKey(text: string): Key | null {
   const m = /^\s*([A-Ga-g])\s*([#♯b♭]?)\s*(major|maj|minor|min|m)?\s*$/i.exec(text);
   if (!m) return null;
-  let tonic = PITCH_CLASSES[m[1].toUpperCase()];
+  let tonic = PITCH_CLASSES[(m[1] ?? '').toUpperCase()];
+  if (tonic === undefined) return null;
   if (m[2] === '#' || m[2] === '♯') tonic += 1;
   if (m[2] === 'b' || m[2] === '♭') tonic -= 1;
   const suffix = (m[3] ?? '').toLowerCase();

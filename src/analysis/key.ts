@@ -13,8 +13,8 @@ function pearson(chroma: ArrayLike<number>, profile: readonly number[], tonic: n
   let mx = 0;
   let my = 0;
   for (let i = 0; i < 12; i++) {
-    mx += chroma[i];
-    my += profile[i];
+    mx += chroma[i]!;
+    my += profile[i]!;
   }
   mx /= 12;
   my /= 12;
@@ -22,8 +22,8 @@ function pearson(chroma: ArrayLike<number>, profile: readonly number[], tonic: n
   let sxx = 0;
   let syy = 0;
   for (let i = 0; i < 12; i++) {
-    const x = chroma[(i + tonic) % 12] - mx;
-    const y = profile[i] - my;
+    const x = chroma[(i + tonic) % 12]! - mx;
+    const y = profile[i]! - my;
     sxy += x * y;
     sxx += x * x;
     syy += y * y;
@@ -41,7 +41,7 @@ export function estimateKey(
   profiles: readonly KeyProfile[] = KEY_PROFILES,
 ): KeyEstimate | null {
   let total = 0;
-  for (let i = 0; i < 12; i++) total += chroma[i];
+  for (let i = 0; i < 12; i++) total += chroma[i]!;
   if (!(total > 0)) return null;
   const scores: { key: Key; score: number }[] = [];
   for (const mode of ['major', 'minor'] as const) {
@@ -53,28 +53,29 @@ export function estimateKey(
   }
   scores.sort((a, b) => b.score - a.score);
   const [best, second] = scores;
+  if (!best || !second) return null;
   return { ...best.key, name: formatKey(best.key), score: best.score, margin: best.score - second.score };
 }
 
 /** Standard deviation over mean of a 12-bin chroma: ~0.1-0.2 for noise, 0.3-2 for tonal music. */
 export function chromaContrast(chroma: ArrayLike<number>): number {
   let mean = 0;
-  for (let i = 0; i < 12; i++) mean += chroma[i];
+  for (let i = 0; i < 12; i++) mean += chroma[i]!;
   mean /= 12;
   if (!(mean > 0)) return 0;
   let v = 0;
-  for (let i = 0; i < 12; i++) v += (chroma[i] - mean) ** 2;
+  for (let i = 0; i < 12; i++) v += (chroma[i]! - mean) ** 2;
   return Math.sqrt(v / 12) / mean;
 }
 
 /**
  * Key confidence, 0-1: the winning key's profile correlation (0-1), scaled down near the tonality
- * gate (`tonality`, a chroma contrast barely above noise's; see analyze-audio.ts) and when the
- * runner-up key is nearly as good (margin under 0.05, typically the relative or a fifth-related key).
+ * gate (`tonality` barely above `gate`, see analyze-audio.ts) and when the runner-up key is nearly
+ * as good (margin under 0.05, typically the relative or a fifth-related key).
  */
-export function keyConfidenceOf(key: KeyEstimate, tonality: number): number {
+export function keyConfidenceOf(key: KeyEstimate, tonality: number, gate: number): number {
   const fit = Math.max(0, Math.min(1, key.score));
-  const tonal = Math.max(0, Math.min(1, (tonality - 0.2) / 0.3));
+  const tonal = Math.max(0, Math.min(1, (tonality - gate + 0.05) / 0.3));
   const clear = 0.5 + 0.5 * Math.min(1, key.margin / 0.05);
   return fit * tonal * clear;
 }

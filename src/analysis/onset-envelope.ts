@@ -77,33 +77,33 @@ export class OnsetEnvelope {
     this.spectrum.compute(frame, this.mags);
     const bins = this.mags.length;
     const cur = this.cur;
-    for (let k = 0; k < bins; k++) cur[k] = Math.log1p(LOG_GAMMA * this.mags[k]);
+    for (let k = 0; k < bins; k++) cur[k] = Math.log1p(LOG_GAMMA * this.mags[k]!);
     let flux = 0;
     let low = 0;
     const cb = this.curBands;
     for (let b = 0; b < this.bands.length; b++) {
-      const [start, end] = this.bands[b];
+      const [start, end] = this.bands[b]!;
       let e = 0;
-      for (let k = start; k < end; k++) e += this.mags[k];
+      for (let k = start; k < end; k++) e += this.mags[k]!;
       cb[b] = Math.log1p(LOG_GAMMA * e);
     }
     if (this.havePrev) {
       const p = this.prev;
       for (let k = 1; k < bins - 1; k++) {
-        const ref = Math.max(p[k - 1], p[k], p[k + 1]);
-        const d = cur[k] - ref;
+        const ref = Math.max(p[k - 1]!, p[k]!, p[k + 1]!);
+        const d = cur[k]! - ref;
         if (d > 0) flux += d;
       }
       for (let b = 0; b < cb.length; b++) {
-        const d = cb[b] - this.prevBands[b];
+        const d = cb[b]! - this.prevBands[b]!;
         if (d > 0) low += d;
       }
       if (flux > 0) {
         let logSum = 0;
         let sum = 0;
         for (let k = this.flatLo; k <= this.flatHi; k++) {
-          logSum += Math.log(this.mags[k] + 1e-9);
-          sum += this.mags[k];
+          logSum += Math.log(this.mags[k]! + 1e-9);
+          sum += this.mags[k]!;
         }
         const n = this.flatHi - this.flatLo + 1;
         const flatness = sum > 0 ? Math.exp(logSum / n) / (sum / n) : 0;
@@ -149,9 +149,9 @@ export function mixEnvelopes(parts: { envelope: Float32Array; weight: number }[]
   for (const { envelope, weight } of parts) {
     // Each stem is normalised first so a quiet drum stem is not drowned by a loud bass stem.
     let mean = 0;
-    for (let i = 0; i < n; i++) mean += envelope[i];
+    for (let i = 0; i < n; i++) mean += envelope[i]!;
     mean = mean / Math.max(1, n) || 1;
-    for (let i = 0; i < n; i++) out[i] += (weight * envelope[i]) / mean;
+    for (let i = 0; i < n; i++) out[i]! += (weight * envelope[i]!) / mean;
   }
   return out;
 }

@@ -30,11 +30,11 @@ export class MagnitudeSpectrum {
 
   /** Writes |X(k)| for k = 0..size/2 into `mags` (length `bins`). */
   compute(frame: Float32Array, mags: Float32Array): void {
-    for (let i = 0; i < this.size; i++) this.input[i] = frame[i] * this.window[i];
+    for (let i = 0; i < this.size; i++) this.input[i] = frame[i]! * this.window[i]!;
     this.fft.realTransform(this.out, this.input);
     for (let k = 0; k < this.bins; k++) {
-      const re = this.out[2 * k];
-      const im = this.out[2 * k + 1];
+      const re = this.out[2 * k]!;
+      const im = this.out[2 * k + 1]!;
       mags[k] = Math.sqrt(re * re + im * im) * this.scale;
     }
   }

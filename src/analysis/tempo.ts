@@ -84,7 +84,7 @@ export function estimateTempo(
   for (let bpm = opts.minBpm; bpm <= opts.maxBpm; bpm += 0.5) grid.push(bpm);
   const tempogram = tempogramSalience(novelty, frameRate, grid);
   const salience = (bpm: number) =>
-    tempogram[Math.min(grid.length - 1, Math.max(0, Math.round((bpm - opts.minBpm) / 0.5)))];
+    tempogram[Math.min(grid.length - 1, Math.max(0, Math.round((bpm - opts.minBpm) / 0.5)))]!;
   const score = (bpm: number) => salience(bpm) * prior(bpm);
 
   const candidates: { bpm: number; score: number }[] = [];
@@ -198,7 +198,7 @@ function peakNear(acf: Float32Array, lag: number): number {
 
 function removeMean(x: Float32Array): Float32Array {
   let mean = 0;
-  for (let i = 0; i < x.length; i++) mean += x[i];
+  for (let i = 0; i < x.length; i++) mean += x[i]!;
   mean /= x.length || 1;
   return x.map((v) => v - mean);
 }
@@ -209,19 +209,19 @@ function preprocess(envelope: Float32Array, frameRate: number): Float32Array | n
   // Remove a ~1 s moving average: loudness changes are not rhythm.
   const half = Math.round(frameRate / 2);
   const prefix = new Float64Array(n + 1);
-  for (let i = 0; i < n; i++) prefix[i + 1] = prefix[i] + envelope[i];
+  for (let i = 0; i < n; i++) prefix[i + 1] = prefix[i]! + envelope[i]!;
   const out = new Float32Array(n);
   let sumSq = 0;
   for (let i = 0; i < n; i++) {
     const a = Math.max(0, i - half);
     const b = Math.min(n, i + half + 1);
-    const v = envelope[i] - (prefix[b] - prefix[a]) / (b - a);
+    const v = envelope[i]! - (prefix[b]! - prefix[a]!) / (b - a);
     out[i] = Math.max(v, 0);
-    sumSq += out[i] * out[i];
+    sumSq += out[i]! * out[i]!;
   }
   if (sumSq <= 1e-12) return null;
   const norm = Math.sqrt(sumSq / n);
-  for (let i = 0; i < n; i++) out[i] /= norm;
+  for (let i = 0; i < n; i++) out[i]! /= norm;
   return out;
 }
 
@@ -248,18 +248,18 @@ function tempogramSalience(x: Float32Array, frameRate: number, grid: number[]): 
   const out = new Float64Array(grid.length);
   for (let start = 0; start + win <= x.length; start += hop) {
     let mean = 0;
-    for (let i = 0; i < win; i++) mean += x[start + i];
+    for (let i = 0; i < win; i++) mean += x[start + i]!;
     mean /= win;
-    for (let i = 0; i < win; i++) seg[i] = (x[start + i] - mean) * w[i];
+    for (let i = 0; i < win; i++) seg[i] = (x[start + i]! - mean) * w[i]!;
     for (let g = 0; g < grid.length; g++) {
       let sum = 0;
-      for (let h = 1; h <= 4; h++) sum += dftMagnitude(seg, (2 * Math.PI * h * grid[g]) / 60 / frameRate);
-      out[g] += sum;
+      for (let h = 1; h <= 4; h++) sum += dftMagnitude(seg, (2 * Math.PI * h * grid[g]!) / 60 / frameRate);
+      out[g]! += sum;
     }
   }
   let max = 0;
   for (const v of out) max = Math.max(max, v);
-  if (max > 0) for (let g = 0; g < out.length; g++) out[g] /= max;
+  if (max > 0) for (let g = 0; g < out.length; g++) out[g]! /= max;
   return out;
 }
 
@@ -271,8 +271,8 @@ function dftMagnitude(seg: Float64Array, omega: number): number {
   let re = 0;
   let im = 0;
   for (let i = 0; i < seg.length; i++) {
-    re += seg[i] * c;
-    im -= seg[i] * s;
+    re += seg[i]! * c;
+    im -= seg[i]! * s;
     const nc = c * cw - s * sw;
     s = s * cw + c * sw;
     c = nc;
@@ -293,8 +293,8 @@ function combEnergy(x: Float32Array, frameRate: number, bpm: number): number {
     let re = 0;
     let im = 0;
     for (let i = 0; i < x.length; i++) {
-      re += x[i] * c;
-      im -= x[i] * s;
+      re += x[i]! * c;
+      im -= x[i]! * s;
       const nc = c * cw - s * sw;
       s = s * cw + c * sw;
       c = nc;

@@ -89,7 +89,7 @@ export async function decodeToPlanar(
   for (const chunk of chunks) {
     const n = chunk.length / channelCount;
     for (let i = 0; i < n; i++)
-      for (let c = 0; c < channelCount; c++) channels[c][offset + i] = chunk[i * channelCount + c];
+      for (let c = 0; c < channelCount; c++) channels[c]![offset + i] = chunk[i * channelCount + c]!;
     offset += n;
   }
   return { channels, sampleRate: opts.sampleRate ?? ENGINE_SAMPLE_RATE };

@@ -34,7 +34,7 @@ export async function probeAudio(path: string, tools: FfmpegTools = defaultTools
     const e = err as NodeJS.ErrnoException & { stderr?: string };
     if (e.code === 'ENOENT') throw new Error(`ffprobe not found at ${tools.ffprobePath}`);
     // ffprobe names the file it read (our temp path) at the start of its message: only the reason is kept.
-    const reason = (e.stderr ?? e.message).trim().split('\n')[0].replaceAll(path, 'input');
+    const reason = (e.stderr ?? e.message).trim().split('\n', 1)[0]!.replaceAll(path, 'input');
     throw new UnsupportedAudioError(`not a readable audio file: ${scrubInternals(reason)}`);
   }
   const info = JSON.parse(stdout) as {

@@ -27,13 +27,15 @@ export async function run(args: string[]): Promise<number> {
     process.stdout.write(`usage: ${USAGE}\n`);
     return 0;
   }
-  if (positionals.length !== 1) throw new UsageError(`expected one input file\nusage: ${USAGE}`);
-  const files = [positionals[0], values.drums, values.bass, ...(values.harmonic ?? [])].filter((f): f is string => !!f);
+  const [mixPath] = positionals;
+  if (positionals.length !== 1 || mixPath === undefined)
+    throw new UsageError(`expected one input file\nusage: ${USAGE}`);
+  const files = [mixPath, values.drums, values.bass, ...(values.harmonic ?? [])].filter((f): f is string => !!f);
   for (const f of files) if (!existsSync(f)) throw new UsageError(`no such file: ${f}`);
 
   const config = loadConfig();
   const result = await analyzeAudioDetailed({
-    mixPath: positionals[0],
+    mixPath,
     drumsPath: values.drums,
     bassPath: values.bass,
     harmonicPaths: values.harmonic,

@@ -17,15 +17,16 @@ export function printJson(value: unknown): void {
 
 /** A fixed-width table for terminal output. */
 export function printTable(rows: Array<Record<string, unknown>>): void {
-  if (rows.length === 0) {
+  const [first] = rows;
+  if (first === undefined) {
     process.stdout.write('(none)\n');
     return;
   }
-  const cols = Object.keys(rows[0]);
+  const cols = Object.keys(first);
   const width = cols.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c] ?? '').length)));
   const line = (vals: string[]) =>
     vals
-      .map((v, i) => v.padEnd(width[i]))
+      .map((v, i) => v.padEnd(width[i] ?? 0))
       .join('  ')
       .trimEnd();
   process.stdout.write(`${[line(cols), ...rows.map((r) => line(cols.map((c) => String(r[c] ?? ''))))].join('\n')}\n`);

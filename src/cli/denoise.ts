@@ -23,9 +23,10 @@ export async function run(args: string[]): Promise<number> {
     },
     USAGE,
   );
-  if (positionals.length !== 1 || !values.output)
+  const [inputArg] = positionals;
+  if (positionals.length !== 1 || inputArg === undefined || !values.output)
     throw new UsageError(`an input and -o <output> are required\nusage: ${USAGE}`);
-  const input = resolve(positionals[0]);
+  const input = resolve(inputArg);
   const output = resolve(values.output);
   const format = pickFormat(values.format, output);
   const attenuationLimitDb = pickLimit(values['attenuation-limit']);

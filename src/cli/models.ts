@@ -25,11 +25,13 @@ export async function run(args: string[]): Promise<number> {
       { url: { type: 'string' }, sha256: { type: 'string' } },
       USAGE,
     );
-    if (positionals.length !== 1) throw new UsageError(`expected one model name\nusage: ${USAGE}`);
+    const [name] = positionals;
+    if (positionals.length !== 1 || name === undefined)
+      throw new UsageError(`expected one model name\nusage: ${USAGE}`);
     if (values.sha256 && !/^[0-9a-fA-F]{64}$/.test(values.sha256))
       throw new UsageError('--sha256 must be 64 hex digits');
     let lastPct = -10;
-    const model = await pullModel(positionals[0], {
+    const model = await pullModel(name, {
       modelsDir: config.modelsDir,
       url: values.url,
       sha256: values.sha256,

@@ -38,7 +38,8 @@ export async function run(args: string[]): Promise<number> {
     process.stdout.write(`usage: ${USAGE}\n`);
     return 0;
   }
-  if (positionals.length !== 1 || !values.output)
+  const [inputArg] = positionals;
+  if (positionals.length !== 1 || inputArg === undefined || !values.output)
     throw new UsageError(`expected one input and -o <dir>\nusage: ${USAGE}`);
   const stems = STEM_CHOICES[values.stems!];
   if (!stems) throw new UsageError(`--stems must be vocals, instrumental, 2, 4 or 6\nusage: ${USAGE}`);
@@ -48,7 +49,7 @@ export async function run(args: string[]): Promise<number> {
   const quality = values.quality!.toUpperCase();
   if (!['FAST', 'BALANCED', 'BEST'].includes(quality))
     throw new UsageError(`--quality must be fast, balanced or best\nusage: ${USAGE}`);
-  const input = resolve(positionals[0]);
+  const input = resolve(inputArg);
   if (!existsSync(input)) throw new Error(`input not found: ${input}`);
 
   const config = loadConfig();

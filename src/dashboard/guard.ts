@@ -38,7 +38,7 @@ function sameOrigin(request: FastifyRequest, publicUrl: string): boolean {
  */
 export function dashboardGuard(rt: Runtime) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const path = request.url.split('?')[0];
+    const [path = ''] = request.url.split('?', 1);
     if (!path.startsWith(`${DASHBOARD_API}/`)) return;
     reply.header('cache-control', 'no-store');
     const unsafe = !SAFE_METHODS.has(request.method);

@@ -29,12 +29,13 @@ export async function hashPassword(password: string): Promise<string> {
 /** Constant-time comparison of the derived key; a malformed stored hash never matches. */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const parts = stored.split('$');
-  if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
-  const [n, r, p] = parts.slice(1, 4).map(Number);
+  const [tag, nText, rText, pText, salt, hash] = parts;
+  if (parts.length !== 6 || tag !== 'scrypt' || salt === undefined || hash === undefined) return false;
+  const [n, r, p] = [Number(nText), Number(rText), Number(pText)];
   // Bounds keep a tampered row from asking for gigabytes.
   if (!(n >= 2 && n <= 2 ** 20 && r >= 1 && r <= 32 && p >= 1 && p <= 16)) return false;
-  const expected = Buffer.from(parts[5], 'base64');
-  const key = await derive(password, Buffer.from(parts[4], 'base64'), n, r, p);
+  const expected = Buffer.from(hash, 'base64');
+  const key = await derive(password, Buffer.from(salt, 'base64'), n, r, p);
   return key.length === expected.length && timingSafeEqual(key, expected);
 }
 

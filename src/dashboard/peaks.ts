@@ -29,7 +29,7 @@ export async function peaksOfFile(path: string, tools: FfmpegTools): Promise<Pea
   let inBlock = 0;
   for await (const chunk of decodeAudio(path, { sampleRate: PEAK_SAMPLE_RATE, channels: CHANNELS, tools })) {
     for (let i = 0; i < chunk.length; i += CHANNELS) {
-      const v = Math.max(Math.abs(chunk[i]), Math.abs(chunk[i + 1]));
+      const v = Math.max(Math.abs(chunk[i]!), Math.abs(chunk[i + 1]!));
       if (v > current) current = v;
       if (++inBlock === BLOCK_FRAMES) {
         blocks.push(current);
@@ -52,7 +52,7 @@ export function toBuckets(blocks: ArrayLike<number>, count: number): number[] {
     const from = Math.floor((j * n) / count);
     const to = Math.max(Math.floor(((j + 1) * n) / count), from + 1);
     let m = 0;
-    for (let k = from; k < to && k < n; k++) if (blocks[k] > m) m = blocks[k];
+    for (let k = from; k < to && k < n; k++) if (blocks[k]! > m) m = blocks[k]!;
     out[j] = Math.round(Math.min(1, m) * 1000) / 1000;
   }
   return out;

@@ -77,7 +77,7 @@ export function registerDashboardPages(app: FastifyInstance, webDir: string, csp
     return html ? reply.send(html) : reply.code(503).send(NOT_BUILT);
   };
   app.get('/*', { config: { auth: 'none' } }, async (request, reply) => {
-    const path = request.url.split('?')[0];
+    const [path = ''] = request.url.split('?', 1);
     if (API_PATHS.test(path)) {
       // An API route whose id is over the router's limit lands here (the router falls back to
       // this wildcard): answer as the router itself would.

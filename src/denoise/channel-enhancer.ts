@@ -2,6 +2,8 @@ import { enhanceFrame } from './deep-filter.ts';
 import { FeatureExtractor } from './features.ts';
 import { FrameBuffer } from './frame-buffer.ts';
 import type { Dfn3Network } from './network.ts';
+import { OpeningGuard } from './opening-guard.ts';
+import { passWeight, SpeechLossGuard } from './output-guard.ts';
 import type { RealFft } from '../dsp/fft.ts';
 import { StftAnalyzer, StftSynthesizer } from './stft.ts';
 
@@ -32,47 +34,8 @@ export interface ChannelDsp {
   lowCut: Float32Array;
   /** Samples of the opening used for the start-up (mirrored warm-up, state init); 0 = upstream's cold start. */
   startupSamples: number;
-  /** Clean-frame guard (see passWeight); false = the model's output everywhere. */
+  /** Output guards (output-guard.ts, opening-guard.ts); false = the model's output everywhere. */
   guard: boolean;
-}
-
-/*
- * Clean-frame guard. The encoder also estimates each frame's local SNR (lsnr, clamped by the model
- * to [-15, 35] dB). Where it judges a frame clean, any change the filter makes can only remove
- * speech, so there the noisy frame is returned: libDF's real-time path does the same with a hard
- * switch (no processing above 30 dB, `max_db_erb_thresh`). We ramp the input's weight from 0 at
- * 30 dB to 1 at 34 dB, on the lowest lsnr of the frame and its two neighbours on each side, so a
- * frame next to a noisy one is never passed through and the switching cannot click.
- */
-const PASS_FROM_DB = 30;
-const PASS_FULL_DB = 34;
-
-/*
- * Speech-loss guard. Where the model removes nearly everything from a frame that stands well above
- * the recording's noise floor, it has most likely taken speech for noise (measured: the opening
- * words of a talker over babble, removed by 40+ dB while they dominated the mix). There the input
- * is mixed back so that the frame loses at most MAX_LOSS_DB. Frames near the floor (pauses, steady
- * noise) are not limited. A loud noise burst is therefore lowered by at least MAX_LOSS_DB, not
- * removed; the attenuation limit is the user's knob for more or less.
- */
-const FLOOR_FRAMES = 50;
-const ABOVE_FLOOR_DB = 6;
-const MAX_LOSS_DB = 12;
-
-function cappedMix(y: Float32Array, level: Float32Array): number {
-  const [ein, floor] = level;
-  if (!(ein > floor * 10 ** (ABOVE_FLOOR_DB / 10))) return 0;
-  let eout = 0;
-  for (let i = 0; i < y.length; i++) eout += y[i] * y[i];
-  const kept = Math.sqrt(eout / ein);
-  const target = 10 ** (-MAX_LOSS_DB / 20);
-  return kept >= target ? 0 : (target - kept) / (1 - kept);
-}
-
-function passWeight(lsnr: Float32Array, r: number): number {
-  let low = Infinity;
-  for (let k = Math.max(0, r - 2); k <= Math.min(lsnr.length - 1, r + 2); k++) low = Math.min(low, lsnr[k]);
-  return Math.min(1, Math.max(0, (low - PASS_FROM_DB) / (PASS_FULL_DB - PASS_FROM_DB)));
 }
 
 export interface ChannelOptions {
@@ -95,11 +58,9 @@ export class ChannelEnhancer {
   private readonly spec: FrameBuffer;
   private readonly erb: FrameBuffer;
   private readonly cplx: FrameBuffer;
-  /** Per frame: the noisy frame's energy and the noise floor below it (see cappedMix). */
-  private readonly level: FrameBuffer;
-  private readonly floorRing = new Float64Array(FLOOR_FRAMES);
-  private floorCount = 0;
-  private smoothedEnergy = 0;
+  /** The output guards' per-channel state (used only when `dsp.guard`). */
+  private readonly lossGuard: SpeechLossGuard;
+  private readonly openingGuard: OpeningGuard;
   private readonly hopBuf: Float32Array;
   private hopFill = 0;
   private nextStart = 0;
@@ -140,7 +101,8 @@ export class ChannelEnhancer {
     this.spec = new FrameBuffer(2 * this.freqBins, rows);
     this.erb = new FrameBuffer(p.nbErb, rows);
     this.cplx = new FrameBuffer(2 * p.nbDf, rows);
-    this.level = new FrameBuffer(2, rows);
+    this.lossGuard = new SpeechLossGuard(rows);
+    this.openingGuard = new OpeningGuard(dsp.widths, rows);
     this.hopBuf = new Float32Array(p.hopSize);
     this.delayLeft = p.fftSize - p.hopSize;
     const maxFrames = win.blockFrames + win.contextFrames + win.crossfadeFrames;
@@ -162,7 +124,7 @@ export class ChannelEnhancer {
       this.feed(samples);
     }
     const { blockFrames, crossfadeFrames } = this.win;
-    while (this.spec.end >= this.nextStart + blockFrames + crossfadeFrames + this.lookahead) {
+    while (this.spec.end >= this.nextStart + blockFrames + crossfadeFrames + this.lookahead + this.floorAhead()) {
       await this.runWindow(false);
     }
     return this.takeOutput(Infinity);
@@ -200,23 +162,17 @@ export class ChannelEnhancer {
     const n = Math.min(this.dsp.startupSamples, x.length - 1);
     if (n > 0) {
       const mirror = new Float32Array(n);
-      for (let i = 0; i < n; i++) mirror[i] = x[n - i];
+      for (let i = 0; i < n; i++) mirror[i] = x[n - i]!;
       this.delayLeft += n;
+      this.openingGuard.firstFrame = this.spec.end + Math.floor(n / this.hop);
       this.feed(mirror);
     }
     this.feed(x);
   }
 
-  /** Frame energy, and a minimum-statistics noise floor: the least smoothed energy of the last 0.5 s. */
-  private trackLevel(spec: Float32Array, out: Float32Array): void {
-    let e = 0;
-    for (let i = 0; i < spec.length; i++) e += spec[i] * spec[i];
-    this.smoothedEnergy = this.floorCount === 0 ? e : 0.7 * this.smoothedEnergy + 0.3 * e;
-    this.floorRing[this.floorCount++ % FLOOR_FRAMES] = this.smoothedEnergy;
-    let floor = Infinity;
-    for (let k = 0; k < Math.min(this.floorCount, FLOOR_FRAMES); k++) floor = Math.min(floor, this.floorRing[k]);
-    out[0] = e;
-    out[1] = floor;
+  /** Frames of look-ahead the opening guard still needs before the next window can run. */
+  private floorAhead(): number {
+    return this.dsp.guard ? this.openingGuard.floorAhead(this.nextStart) : 0;
   }
 
   private feed(samples: Float32Array): void {
@@ -231,7 +187,8 @@ export class ChannelEnhancer {
         const spec = this.spec.push();
         this.analyzer.analyze(this.hopBuf, spec);
         this.features.extract(spec, this.erb.push(), this.cplx.push());
-        this.trackLevel(spec, this.level.push());
+        this.lossGuard.track(spec);
+        if (this.dsp.guard) this.openingGuard.track(spec, this.spec.end);
       }
     }
   }
@@ -280,18 +237,18 @@ export class ChannelEnhancer {
       const x = noisy(j);
       // The guard's weight and the attenuation limit's combine: the larger share of the input wins.
       let mix = Math.max(this.noisyMix, this.dsp.guard ? passWeight(lsnr, r) : 0);
-      const level = this.level.row(j);
-      if (this.dsp.guard && x && level) mix = Math.max(mix, cappedMix(y, level));
-      if (mix > 0 && x) for (let i = 0; i < y.length; i++) y[i] = y[i] * (1 - mix) + x[i] * mix;
+      if (this.dsp.guard && x) mix = Math.max(mix, this.lossGuard.mix(j, y));
+      if (mix > 0 && x) for (let i = 0; i < y.length; i++) y[i] = y[i]! * (1 - mix) + x[i]! * mix;
+      if (this.dsp.guard && x) this.openingGuard.limit(j, x, y);
       const lowCut = this.dsp.lowCut;
       for (let k = 0; k < lowCut.length; k++) {
-        y[2 * k] *= lowCut[k];
-        y[2 * k + 1] *= lowCut[k];
+        y[2 * k]! *= lowCut[k]!;
+        y[2 * k + 1]! *= lowCut[k]!;
       }
       const prev = this.tail[j - s];
       if (prev) {
         const w = (j - s + 0.5) / this.tail.length;
-        for (let i = 0; i < y.length; i++) y[i] = prev[i] + w * (y[i] - prev[i]);
+        for (let i = 0; i < y.length; i++) y[i] = prev[i]! + w * (y[i]! - prev[i]!);
       }
       if (j < e) this.emit(y);
       else newTail.push(y.slice());
@@ -302,7 +259,8 @@ export class ChannelEnhancer {
     this.spec.dropBefore(keepFrom);
     this.erb.dropBefore(keepFrom);
     this.cplx.dropBefore(keepFrom);
-    this.level.dropBefore(keepFrom);
+    this.lossGuard.dropBefore(keepFrom);
+    this.openingGuard.dropBefore(keepFrom);
   }
 
   private emit(spec: Float32Array): void {

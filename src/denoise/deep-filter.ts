@@ -42,12 +42,12 @@ export function enhanceFrame(
     if (!x) continue;
     for (let f = 0; f < nbDf; f++) {
       const c = (f * dfOrder + n) * 2;
-      const cr = coefs[c];
-      const ci = coefs[c + 1];
-      const xr = x[2 * f];
-      const xi = x[2 * f + 1];
-      out[2 * f] += xr * cr - xi * ci;
-      out[2 * f + 1] += xr * ci + xi * cr;
+      const cr = coefs[c]!;
+      const ci = coefs[c + 1]!;
+      const xr = x[2 * f]!;
+      const xi = x[2 * f + 1]!;
+      out[2 * f]! += xr * cr - xi * ci;
+      out[2 * f + 1]! += xr * ci + xi * cr;
     }
   }
 }

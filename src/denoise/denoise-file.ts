@@ -66,12 +66,12 @@ export async function denoiseFileWith(denoiser: Denoiser, opts: DenoiseFileOptio
   let framesIn = 0;
   let framesOut = 0;
   const writeOut = async (outs: Float32Array[]) => {
-    const n = outs[0].length;
+    const n = outs[0]!.length;
     if (n === 0) return;
     const inter = new Float32Array(n * channels);
     for (let c = 0; c < channels; c++) {
-      const o = outs[c];
-      for (let i = 0; i < n; i++) inter[i * channels + c] = o[i];
+      const o = outs[c]!;
+      for (let i = 0; i < n; i++) inter[i * channels + c] = o[i]!;
     }
     framesOut += n;
     await encoder.write(inter);
@@ -89,12 +89,12 @@ export async function denoiseFileWith(denoiser: Denoiser, opts: DenoiseFileOptio
       signal?.throwIfAborted();
       const n = chunk.length / channels;
       for (let c = 0; c < channels; c++) {
-        if (planar[c].length !== n) planar[c] = new Float32Array(n);
-        const p = planar[c];
-        for (let i = 0; i < n; i++) p[i] = chunk[i * channels + c];
+        if (planar[c]!.length !== n) planar[c] = new Float32Array(n);
+        const p = planar[c]!;
+        for (let i = 0; i < n; i++) p[i] = chunk[i * channels + c]!;
       }
       const outs: Float32Array[] = [];
-      for (let c = 0; c < channels; c++) outs.push(await enhancers[c].push(planar[c]));
+      for (let c = 0; c < channels; c++) outs.push(await enhancers[c]!.push(planar[c]!));
       await writeOut(outs);
       framesIn += n;
       opts.onProgress?.(Math.min(0.99, framesIn / expectedFrames));

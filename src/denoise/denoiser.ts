@@ -13,7 +13,7 @@ export interface DenoiserOptions extends NetworkOptions {
    * 'mirror' (default) or 'none' (upstream's cold start; for comparisons).
    */
   startup?: 'mirror' | 'none';
-  /** The clean-frame guard (channel-enhancer.ts); default on, false for comparisons. */
+  /** The output guards (output-guard.ts, opening-guard.ts); default on, false for comparisons. */
   guard?: boolean;
 }
 

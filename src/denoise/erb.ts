@@ -28,10 +28,10 @@ export function erbWidths(sampleRate: number, fftSize: number, nbBands: number, 
     widths[i - 1] = n;
     prevBin = bin;
   }
-  widths[nbBands - 1] += 1; // the Nyquist bin
+  widths[nbBands - 1]! += 1; // the Nyquist bin
   const total = widths.reduce((a, b) => a + b, 0);
   const excess = total - (fftSize / 2 + 1);
-  if (excess > 0) widths[nbBands - 1] -= excess;
+  if (excess > 0) widths[nbBands - 1]! -= excess;
   return widths;
 }
 
@@ -39,11 +39,11 @@ export function erbWidths(sampleRate: number, fftSize: number, nbBands: number, 
 export function bandPower(spec: Float32Array, widths: Int32Array, out: Float32Array): void {
   let bin = 0;
   for (let b = 0; b < widths.length; b++) {
-    const w = widths[b];
+    const w = widths[b]!;
     let sum = 0;
     for (let j = 0; j < w; j++, bin++) {
-      const re = spec[2 * bin];
-      const im = spec[2 * bin + 1];
+      const re = spec[2 * bin]!;
+      const im = spec[2 * bin + 1]!;
       sum += re * re + im * im;
     }
     out[b] = sum / w;
@@ -54,10 +54,10 @@ export function bandPower(spec: Float32Array, widths: Int32Array, out: Float32Ar
 export function applyBandGains(spec: Float32Array, gains: ArrayLike<number>, widths: Int32Array): void {
   let bin = 0;
   for (let b = 0; b < widths.length; b++) {
-    const g = gains[b];
-    for (let j = 0; j < widths[b]; j++, bin++) {
-      spec[2 * bin] *= g;
-      spec[2 * bin + 1] *= g;
+    const g = gains[b]!;
+    for (let j = 0; j < widths[b]!; j++, bin++) {
+      spec[2 * bin]! *= g;
+      spec[2 * bin + 1]! *= g;
     }
   }
 }

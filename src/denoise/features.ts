@@ -42,15 +42,15 @@ export class FeatureExtractor {
     const { alpha, meanState, unitState, power, nbDf } = this;
     bandPower(spec, this.widths, power);
     for (let b = 0; b < power.length; b++) {
-      const db = 10 * Math.log10(power[b] + 1e-10);
-      meanState[b] = db * (1 - alpha) + meanState[b] * alpha;
-      erbOut[b] = (db - meanState[b]) / 40;
+      const db = 10 * Math.log10(power[b]! + 1e-10);
+      meanState[b] = db * (1 - alpha) + meanState[b]! * alpha;
+      erbOut[b] = (db - meanState[b]!) / 40;
     }
     for (let f = 0; f < nbDf; f++) {
-      const re = spec[2 * f];
-      const im = spec[2 * f + 1];
-      unitState[f] = Math.hypot(re, im) * (1 - alpha) + unitState[f] * alpha;
-      const scale = 1 / Math.sqrt(unitState[f]);
+      const re = spec[2 * f]!;
+      const im = spec[2 * f + 1]!;
+      unitState[f] = Math.hypot(re, im) * (1 - alpha) + unitState[f]! * alpha;
+      const scale = 1 / Math.sqrt(unitState[f]!);
       cplxOut[f] = re * scale;
       cplxOut[nbDf + f] = im * scale;
     }

@@ -86,7 +86,7 @@ export function parseDfConfig(text: string): DfParams {
     const header = /^\[(.+)\]$/.exec(line);
     if (header) {
       current = new Map();
-      sections.set(header[1].trim().toLowerCase(), current);
+      sections.set((header[1] ?? '').trim().toLowerCase(), current);
       continue;
     }
     const eq = line.indexOf('=');

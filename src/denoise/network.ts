@@ -57,19 +57,30 @@ export class Dfn3Network {
       feat_erb: new ort.Tensor('float32', featErb.subarray(0, frames * nbErb), [1, 1, frames, nbErb]),
       feat_spec: new ort.Tensor('float32', featSpec.subarray(0, 2 * frames * nbDf), [1, 2, frames, nbDf]),
     });
+    const emb = output(e, 'emb');
     const [m, c] = await Promise.all([
-      this.erbDec.run({ emb: e.emb, e3: e.e3, e2: e.e2, e1: e.e1, e0: e.e0 }),
-      this.dfDec.run({ emb: e.emb, c0: e.c0 }),
+      this.erbDec.run({ emb, e3: output(e, 'e3'), e2: output(e, 'e2'), e1: output(e, 'e1'), e0: output(e, 'e0') }),
+      this.dfDec.run({ emb, c0: output(e, 'c0') }),
     ]);
-    const lsnr = e.lsnr.data as Float32Array;
-    for (const t of Object.values(e)) if (t !== e.lsnr) t.dispose();
-    const mask = m.m.data as Float32Array;
-    const coefs = c.coefs.data as Float32Array;
-    for (const t of Object.values(c)) if (t !== c.coefs) t.dispose();
+    const lsnrOut = output(e, 'lsnr');
+    const lsnr = lsnrOut.data as Float32Array;
+    for (const t of Object.values(e)) if (t !== lsnrOut) t.dispose();
+    const mask = output(m, 'm').data as Float32Array;
+    const coefsOut = output(c, 'coefs');
+    const coefs = coefsOut.data as Float32Array;
+    for (const t of Object.values(c)) if (t !== coefsOut) t.dispose();
     return { mask, coefs, lsnr };
   }
 
   async release(): Promise<void> {
     await Promise.all([this.enc.release(), this.erbDec.release(), this.dfDec.release()]);
   }
+}
+
+/** A named output of one of the graphs: a file without it is not the DeepFilterNet3 export. */
+function output(outputs: ort.InferenceSession.ReturnType, name: string): ort.Tensor {
+  const t = outputs[name];
+  if (!t)
+    throw new Error(`the DeepFilterNet3 graph has no output '${name}' (outputs: ${Object.keys(outputs).join(', ')})`);
+  return t;
 }

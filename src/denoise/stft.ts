@@ -45,14 +45,14 @@ export class StftAnalyzer {
   analyze(hop: Float32Array, out: Float32Array): void {
     const { mem, frame, window } = this;
     const m = mem.length;
-    for (let i = 0; i < m; i++) frame[i] = mem[i] * window[i];
-    for (let i = 0; i < this.hopSize; i++) frame[m + i] = hop[i] * window[m + i];
+    for (let i = 0; i < m; i++) frame[i] = mem[i]! * window[i]!;
+    for (let i = 0; i < this.hopSize; i++) frame[m + i] = hop[i]! * window[m + i]!;
     // Keep the newest fftSize - hopSize samples for the next frame.
     if (m > this.hopSize) mem.copyWithin(0, this.hopSize);
     mem.set(hop.subarray(0, this.hopSize), m - this.hopSize);
     this.fft.forward(frame, out);
     const norm = this.norm;
-    for (let i = 0; i < out.length; i++) out[i] *= norm;
+    for (let i = 0; i < out.length; i++) out[i]! *= norm;
   }
 }
 
@@ -74,12 +74,12 @@ export class StftSynthesizer {
   synthesize(spec: Float32Array, out: Float32Array): void {
     const { mem, frame, window, hopSize } = this;
     this.fft.inverse(spec, frame);
-    for (let i = 0; i < frame.length; i++) frame[i] *= window[i];
-    for (let i = 0; i < hopSize; i++) out[i] = frame[i] + mem[i];
+    for (let i = 0; i < frame.length; i++) frame[i]! *= window[i]!;
+    for (let i = 0; i < hopSize; i++) out[i] = frame[i]! + mem[i]!;
     const m = mem.length;
     if (m > hopSize) mem.copyWithin(0, hopSize);
     const keep = m - hopSize;
-    for (let i = 0; i < keep; i++) mem[i] += frame[hopSize + i];
-    for (let i = keep; i < m; i++) mem[i] = frame[hopSize + i];
+    for (let i = 0; i < keep; i++) mem[i]! += frame[hopSize + i]!;
+    for (let i = keep; i < m; i++) mem[i] = frame[hopSize + i]!;
   }
 }

@@ -22,7 +22,7 @@ export const INPUT_FORMATS: Record<string, string> = {
 
 export function extensionOf(fileName: string): string {
   const m = /\.([A-Za-z0-9]{1,8})$/.exec(fileName.trim());
-  return m ? m[1].toLowerCase() : '';
+  return m?.[1]?.toLowerCase() ?? '';
 }
 
 export function defaultContentType(fileName: string): string | null {
@@ -31,7 +31,7 @@ export function defaultContentType(fileName: string): string | null {
 
 /** Content types a client may declare for an upload: audio types, webm/mp4 containers, or generic binary. */
 export function isAcceptableContentType(type: string): boolean {
-  return /^(audio\/[\w.+-]+|video\/(webm|mp4|ogg)|application\/octet-stream)$/i.test(type.split(';')[0].trim());
+  return /^(audio\/[\w.+-]+|video\/(webm|mp4|ogg)|application\/octet-stream)$/i.test(type.split(';', 1)[0]!.trim());
 }
 
 const MAX_FILE_NAME_LENGTH = 200;

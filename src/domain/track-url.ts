@@ -101,14 +101,15 @@ export function parseTrackUrl(input: string): ParsedTrackUrl {
   const segments = url.pathname.split('/').filter(Boolean);
 
   if (host === SHORT_HOST) {
-    if (segments.length !== 1 || !SHORT_CODE.test(segments[0])) {
+    const [shortCode] = segments;
+    if (segments.length !== 1 || shortCode === undefined || !SHORT_CODE.test(shortCode)) {
       throw invalid('A short address has exactly one path segment, the short code');
     }
     return {
       kind: 'short',
       trackId: null,
-      shortCode: segments[0],
-      canonicalUrl: `https://${SHORT_HOST}/${segments[0]}`,
+      shortCode,
+      canonicalUrl: `https://${SHORT_HOST}/${shortCode}`,
     };
   }
   if (!TRACK_HOSTS.has(host)) throw invalid(`"${host}" is not a supported track site host`);

@@ -53,7 +53,7 @@ export function parseLooseHttpUrl(input: string, invalidOf: (problem: string) =>
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this rejects
   if (/[\s\u0000-\u001f\u007f]/.test(text)) throw invalidOf('The address contains spaces or control characters');
   // A scheme is letters then ":" not followed by a digit ("youtube.com:443/..." is a port).
-  const scheme = /^([a-z][a-z0-9+.-]*):(?!\d)/i.exec(text)?.[1].toLowerCase();
+  const scheme = /^([a-z][a-z0-9+.-]*):(?!\d)/i.exec(text)?.[1]?.toLowerCase();
   if (scheme && scheme !== 'http' && scheme !== 'https') {
     throw invalidOf(`"${scheme}:" addresses are not accepted; use an http or https address`);
   }

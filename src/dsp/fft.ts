@@ -86,10 +86,10 @@ export class RealFft {
     this.forwardOrdered();
     const o = this.outPtr >> 2;
     // PFFFT packs the purely real DC and Nyquist bins into slots 0 and 1.
-    out[0] = heap[o];
+    out[0] = heap[o]!;
     out[1] = 0;
-    for (let i = 2; i < n; i++) out[i] = heap[o + i];
-    out[n] = heap[o + 1];
+    for (let i = 2; i < n; i++) out[i] = heap[o + i]!;
+    out[n] = heap[o + 1]!;
     out[n + 1] = 0;
   }
 
@@ -98,9 +98,9 @@ export class RealFft {
     const heap = this.m.HEAPF32;
     const n = this.size;
     const p = this.inPtr >> 2;
-    heap[p] = spec[0];
-    heap[p + 1] = spec[n];
-    for (let i = 2; i < n; i++) heap[p + i] = spec[i];
+    heap[p] = spec[0]!;
+    heap[p + 1] = spec[n]!;
+    for (let i = 2; i < n; i++) heap[p + i] = spec[i]!;
     this.inverseOrdered();
     out.set(heap.subarray(this.outPtr >> 2, (this.outPtr >> 2) + n));
   }

@@ -43,10 +43,11 @@ export function apiKeyHook(deps: AuthDeps) {
     const header = request.headers.authorization;
     if (!header?.trim()) throw new ApiError('MISSING_API_KEY');
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match || !isWellFormedApiKey(match[1])) {
+    const token = match?.[1];
+    if (token === undefined || !isWellFormedApiKey(token)) {
       throw new ApiError('INVALID_API_KEY', 'The API key is malformed. Send "Authorization: Bearer sk_live_...".');
     }
-    const key = await findApiKey(deps.db, match[1]);
+    const key = await findApiKey(deps.db, token);
     if (!key) throw new ApiError('INVALID_API_KEY');
     if (key.revoked) throw new ApiError('API_KEY_REVOKED');
 

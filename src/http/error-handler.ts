@@ -22,7 +22,7 @@ export function installErrorHandler(app: FastifyInstance): void {
       request.log.error({ err }, 'response failed its schema');
       apiErr = new ApiError('INTERNAL_ERROR');
     } else if ('code' in err && typeof err.code === 'string' && FASTIFY_CODES[err.code]) {
-      const code = FASTIFY_CODES[err.code];
+      const code = FASTIFY_CODES[err.code]!;
       apiErr = new ApiError(
         code,
         code === 'INVALID_JSON' ? `The request body is not valid JSON: ${err.message}` : undefined,

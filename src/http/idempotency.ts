@@ -177,10 +177,10 @@ export function installIdempotency(app: FastifyInstance, deps: IdempotencyDeps):
  * boundary, which a client may change between retries, is not part of it.
  */
 export function fingerprint(request: FastifyRequest): string {
-  const path = request.url.split('?')[0];
+  const [path = ''] = request.url.split('?', 1);
   const hash = createHash('sha256').update(`${request.method}\n${path}\n`);
   const type = String(request.headers['content-type'] ?? '')
-    .split(';')[0]
+    .split(';', 1)[0]!
     .trim()
     .toLowerCase();
   if (type === 'multipart/form-data') hash.update(`multipart\n${request.headers['content-length'] ?? ''}`);

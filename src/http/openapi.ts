@@ -53,7 +53,7 @@ function sameJson(a: unknown, b: unknown, names: Map<string, string>): boolean {
   return JSON.stringify(a) === JSON.stringify(rewriteRefs(b, names));
 }
 
-const capitalise = (s: string) => s[0].toUpperCase() + s.slice(1);
+const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 const IDEMPOTENCY_PARAMETER = {
   name: 'Idempotency-Key',

@@ -77,7 +77,8 @@ export function parseInput<T>(schema: z.ZodType<T>, value: unknown, where: 'body
  * field from one of the wrong type (zod does not keep the input by default).
  */
 export function validationError(error: z.ZodError, where: string, input?: unknown): ApiError {
-  const issue = error.issues[0];
+  const [issue] = error.issues;
+  if (!issue) return new ApiError('VALIDATION_ERROR', `Invalid ${where}.`, { field: null });
   const field = issue.path.join('.');
   if (!field) {
     if (issue.code === 'unrecognized_keys') {

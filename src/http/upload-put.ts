@@ -29,7 +29,7 @@ export function registerUploadPut(app: FastifyInstance, rt: Runtime): void {
         if (!query.success || !params.success)
           throw new ApiError('INVALID_SIGNATURE', 'The upload URL is incomplete or malformed.');
         const upload = await verifyUploadUrl(rt, params.data.id, query.data.exp, query.data.sig);
-        const sent = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+        const sent = (request.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
         if (sent !== upload.content_type.toLowerCase()) {
           throw new ApiError(
             'CONTENT_TYPE_MISMATCH',

@@ -12,6 +12,7 @@ import { checkMinimumDuration, fetchMetadataOrReject } from './media-metadata.ts
 import type { IdempotentAnswer } from '../store/idempotency-keys.ts';
 import { insertHeldJob } from './insert-held-job.ts';
 import type { TrackJobInput } from './payloads.ts';
+import { trackFields } from './present-media-job.ts';
 
 /** Contract, "Limits": the hold when a track's duration cannot be read up front (4 minutes). */
 export const UNKNOWN_TRACK_HOLD_CREDITS = 240;
@@ -73,13 +74,7 @@ export async function createTrackJob(
     (callbackSecret) => ({
       id,
       status: 'PENDING' as const,
-      trackId: input.trackId,
-      trackTitle: input.trackTitle,
-      trackDuration: input.trackDuration,
-      trackDurationEstimated: input.trackDurationEstimated,
-      trackArtwork: input.trackArtwork,
-      artistName: input.artistName,
-      soundcloudUrl: input.trackUrl,
+      ...trackFields(input),
       creditsRequired: credits,
       outputs: [...STEMS_BY_OUTPUT_TYPE[TRACK_OPTIONS.outputType]],
       note: trackNote(input.trackDurationEstimated),

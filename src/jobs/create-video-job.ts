@@ -11,6 +11,7 @@ import { checkMinimumDuration, fetchMetadataOrReject } from './media-metadata.ts
 import type { IdempotentAnswer } from '../store/idempotency-keys.ts';
 import { insertHeldJob } from './insert-held-job.ts';
 import type { VideoJobInput } from './payloads.ts';
+import { videoFields } from './present-media-job.ts';
 
 /**
  * POST /video-jobs: parses the address (only the canonical watch URL reaches yt-dlp), reads the
@@ -75,12 +76,7 @@ export async function createVideoJob(
     (callbackSecret) => ({
       id,
       status: 'PENDING' as const,
-      videoId,
-      videoTitle: input.videoTitle,
-      videoDuration: input.videoDuration,
-      videoThumbnail: input.videoThumbnail,
-      channelName: input.channelName,
-      youtubeUrl: canonicalUrl,
+      ...videoFields(input),
       creditsRequired: credits,
       outputs: [...STEMS_BY_OUTPUT_TYPE[outputType]],
       createdAt,

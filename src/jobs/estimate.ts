@@ -14,7 +14,7 @@ const DEFAULT_FACTOR: Record<string, number> = { FAST: 0.35, BALANCED: 0.5, BEST
  */
 export async function estimateSeconds(
   db: Db,
-  kinds: JobKind[],
+  kinds: [JobKind, ...JobKind[]],
   durationSeconds: number,
   quality: string,
   concurrency: number,

@@ -4,6 +4,32 @@ import { completedResults } from './outputs.ts';
 import { publicOptions } from './present-stem-job.ts';
 import { readJobOf, readMetadata } from './read-job.ts';
 import { presentProgress } from './present-progress.ts';
+import type { TrackJobInput, VideoJobInput } from './payloads.ts';
+
+/** The video's own fields, as the create answer and every read show them. */
+export function videoFields(input: VideoJobInput) {
+  return {
+    videoId: input.videoId,
+    videoTitle: input.videoTitle,
+    videoDuration: input.videoDuration,
+    videoThumbnail: input.videoThumbnail,
+    channelName: input.channelName,
+    youtubeUrl: input.videoUrl,
+  };
+}
+
+/** The track's own fields, as the create answer and every read show them. */
+export function trackFields(input: TrackJobInput) {
+  return {
+    trackId: input.trackId,
+    trackTitle: input.trackTitle,
+    trackDuration: input.trackDuration,
+    trackDurationEstimated: input.trackDurationEstimated,
+    trackArtwork: input.trackArtwork,
+    artistName: input.artistName,
+    soundcloudUrl: input.trackUrl,
+  };
+}
 
 async function common(row: JobRow, store: BlobStore) {
   // Every read signs fresh 1-hour links (contract, "Output entry").
@@ -28,12 +54,7 @@ export async function presentVideoJob(row: JobRow, store: BlobStore) {
   const { input } = job;
   return {
     ...(await common(row, store)),
-    videoId: input.videoId,
-    videoTitle: input.videoTitle,
-    videoDuration: input.videoDuration,
-    videoThumbnail: input.videoThumbnail,
-    channelName: input.channelName,
-    youtubeUrl: input.videoUrl,
+    ...videoFields(input),
     creditsRequired: row.credits_required ?? input.billedSeconds,
     creditsCharged: row.credits_charged ?? 0,
     options: publicOptions(job),
@@ -46,13 +67,7 @@ export async function presentTrackJob(row: JobRow, store: BlobStore) {
   const settled = row.status === 'COMPLETED' || row.status === 'FAILED' || row.status === 'EXPIRED';
   return {
     ...(await common(row, store)),
-    trackId: input.trackId,
-    trackTitle: input.trackTitle,
-    trackDuration: input.trackDuration,
-    trackDurationEstimated: input.trackDurationEstimated,
-    trackArtwork: input.trackArtwork,
-    artistName: input.artistName,
-    soundcloudUrl: input.trackUrl,
+    ...trackFields(input),
     creditsRequired: row.credits_required,
     creditsCharged: settled ? (row.credits_charged ?? 0) : null,
   };

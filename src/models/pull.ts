@@ -97,7 +97,8 @@ async function stageFiles(
   } else {
     if (spec.files.length !== 1)
       throw new PullError(`model '${spec.name}' has ${spec.files.length} files: its source must be an archive`);
-    const f = spec.files[0];
+    const [f] = spec.files;
+    if (!f) throw new PullError(`model '${spec.name}' lists no files`);
     const expected = f.sha256 ?? o.sha256;
     if (!expected) throw new PullError(`model '${spec.name}' has no pinned checksum: pass --sha256 HEX`);
     sums[f.name] = await checked(download, expected, f.name);

@@ -68,7 +68,7 @@ function recordedSums(dir: string): Record<string, string> {
   try {
     for (const line of readFileSync(join(dir, PULLED_SUMS_FILE), 'utf8').split('\n')) {
       const m = /^([0-9a-f]{64})\s+\*?(.+)$/.exec(line.trim());
-      if (m) sums[m[2]] = m[1];
+      if (m?.[1] && m[2]) sums[m[2]] = m[1];
     }
   } catch {
     // none recorded
@@ -87,8 +87,10 @@ export function expectedSha256(model: ResolvedModel, fileName: string): string |
  */
 export async function verifyModel(model: ResolvedModel, o: ResolveOptions): Promise<void> {
   for (const f of model.spec.files) {
+    const path = model.files[f.name];
+    if (path === undefined) throw new Error(`${model.dir} has no ${f.name}`);
     const expected = expectedSha256(model, f.name);
-    if (!expected) throw new Error(`${model.files[f.name]} has no known checksum; pull it with --sha256`);
-    await verifyFileCached(model.files[f.name], expected, o.modelsDir);
+    if (!expected) throw new Error(`${path} has no known checksum; pull it with --sha256`);
+    await verifyFileCached(path, expected, o.modelsDir);
   }
 }

@@ -92,8 +92,7 @@ export async function readModelStructure(path: string): Promise<ModelStructure> 
     const nodeField: number[] = [];
     const graphOutputs: string[] = [];
     const graphInputs: ModelStructure['graphInputs'] = [];
-    for (let i = 0; i < graphFields.length; i++) {
-      const f = graphFields[i];
+    for (const [i, f] of graphFields.entries()) {
       if (f.field === 1) {
         nodes.push(decodeNode(await readAt(fh, f.start, f.end - f.start)));
         nodeField.push(i);

@@ -21,7 +21,7 @@ export function readVarint(buf: Uint8Array, pos: number): { value: bigint; next:
   let shift = 0n;
   for (;;) {
     if (pos >= buf.length) throw new Error('truncated varint');
-    const b = buf[pos++];
+    const b = buf[pos++]!;
     value |= BigInt(b & 0x7f) << shift;
     if (!(b & 0x80)) return { value, next: pos };
     shift += 7n;
@@ -56,8 +56,7 @@ export function readFields(buf: Uint8Array, start = 0, end = buf.length): Field[
     fields.push(f);
     pos = f.end;
   }
-  if (fields.length > 0 && fields[fields.length - 1].end !== end)
-    throw new Error('protobuf message overruns its length');
+  if (fields.length > 0 && fields.at(-1)?.end !== end) throw new Error('protobuf message overruns its length');
   return fields;
 }
 

@@ -29,15 +29,18 @@ export function fuseAttention(
     for (const o of n.outputs) producer.set(o, i);
     for (const x of n.inputs) consumers.set(x, [...(consumers.get(x) ?? []), i]);
   });
-  const from = (tensor: string, op: string) => {
-    const i = producer.get(tensor);
-    return i !== undefined && nodes[i].op === op && !nodes[i].domain ? nodes[i] : undefined;
+  // A malformed node may lack an input or output: every lookup takes `undefined` and finds nothing.
+  const from = (tensor: string | undefined, op: string) => {
+    const i = tensor === undefined ? undefined : producer.get(tensor);
+    const n = i === undefined ? undefined : nodes[i];
+    return n?.op === op && !n.domain ? n : undefined;
   };
-  const only = (tensor: string, op: string) => {
-    const c = consumers.get(tensor) ?? [];
-    return c.length === 1 && nodes[c[0]].op === op ? c[0] : undefined;
+  const only = (tensor: string | undefined, op: string) => {
+    const c = (tensor === undefined ? undefined : consumers.get(tensor)) ?? [];
+    const i = c.length === 1 ? c[0] : undefined;
+    return i !== undefined && nodes[i]?.op === op ? i : undefined;
   };
-  const constant = (tensor: string) => {
+  const constant = (tensor: string | undefined) => {
     const a = from(tensor, 'Constant')?.attributes.value;
     return a?.kind === 'tensor' ? a.value.values : undefined;
   };
@@ -49,7 +52,7 @@ export function fuseAttention(
    * shapes are constants; the time branch computes them (Concat of [batch, H, S, dh]) from shapes
    * that are static because the graph's inputs are, so there the batch of 1 is the input's.
    */
-  const heads = (tensor: string) => {
+  const heads = (tensor: string | undefined) => {
     const r4 = from(tensor, 'Reshape');
     const t = r4 && from(r4.inputs[0], 'Transpose');
     const r3 = t && from(t.inputs[0], 'Reshape');
@@ -63,10 +66,11 @@ export function fuseAttention(
       : batchOfOne && concat?.inputs.length === 4
         ? constant(concat.inputs[1])?.[0]
         : undefined;
-    return h ? { x: r3.inputs[0], heads: h } : undefined;
+    const x = r3.inputs[0];
+    return h && x !== undefined ? { x, heads: h } : undefined;
   };
   /** True when `tensor` is sqrt(1/sqrt(dh)) computed from the last dimension of `q`, torch's default scale. */
-  const defaultScale = (tensor: string, q: string) => {
+  const defaultScale = (tensor: string | undefined, q: string | undefined) => {
     const div = from(from(from(tensor, 'Sqrt')?.inputs[0] ?? '', 'Cast')?.inputs[0] ?? '', 'Div');
     const one = div && constant(div.inputs[0]);
     const slice = div && from(from(from(div.inputs[1], 'Sqrt')?.inputs[0] ?? '', 'Cast')?.inputs[0] ?? '', 'Slice');
@@ -83,14 +87,19 @@ export function fuseAttention(
     const qMul = scores && from(scores.inputs[0], 'Mul');
     const kMul = scores && from(scores.inputs[1], 'Mul');
     const kT = kMul && from(kMul.inputs[0], 'Transpose');
-    if (m2 === undefined || !qMul || !kT || perm(kT) !== '0,1,3,2' || nodes[m2].inputs[0] !== softmax.outputs[0])
-      return;
+    const values = m2 === undefined ? undefined : nodes[m2];
+    if (!values || !qMul || !kT || perm(kT) !== '0,1,3,2' || values.inputs[0] !== softmax.outputs[0]) return;
     const q = heads(qMul.inputs[0]);
     const k = heads(kT.inputs[0]);
-    const v = heads(nodes[m2].inputs[1]);
-    const t6 = only(nodes[m2].outputs[0], 'Transpose');
-    const r9 = t6 !== undefined ? only(nodes[t6].outputs[0], 'Reshape') : undefined;
-    if (!q || !k || !v || r9 === undefined || perm(nodes[t6!]) !== '2,0,1,3') return;
+    const v = heads(values.inputs[1]);
+    const t6 = only(values.outputs[0], 'Transpose');
+    const merge = t6 === undefined ? undefined : nodes[t6];
+    const r9 = only(merge?.outputs[0], 'Reshape');
+    const rows = r9 === undefined ? undefined : nodes[r9];
+    const rowsShape = rows?.inputs[1];
+    const rowsOut = rows?.outputs[0];
+    if (!q || !k || !v || r9 === undefined || perm(merge) !== '2,0,1,3') return;
+    if (rowsShape === undefined || rowsOut === undefined) return;
     if (k.heads !== q.heads || v.heads !== q.heads) return;
     if (!defaultScale(qMul.inputs[1], qMul.inputs[0]) || !defaultScale(kMul.inputs[1], qMul.inputs[0])) return;
 
@@ -104,10 +113,10 @@ export function fuseAttention(
         outputs: [`${p}/batch_shape`],
         attributes: { value_ints: [1, -1, 0] },
       },
-      ...(['q', 'k', 'v'] as const).map((name, i) => ({
+      ...(['q', 'k', 'v'] as const).map((name) => ({
         op: 'Reshape',
         name: `${p}/${name}`,
-        inputs: [[q, k, v][i].x, `${p}/batch_shape`],
+        inputs: [{ q, k, v }[name].x, `${p}/batch_shape`],
         outputs: [`${p}/${name}`],
       })),
       {
@@ -123,8 +132,8 @@ export function fuseAttention(
       {
         op: 'Reshape',
         name: `${p}/rows`,
-        inputs: [`${p}/attention`, nodes[r9].inputs[1]],
-        outputs: [nodes[r9].outputs[0]],
+        inputs: [`${p}/attention`, rowsShape],
+        outputs: [rowsOut],
       },
     ];
     edit.insertBefore.set(r9, added);

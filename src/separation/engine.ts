@@ -241,7 +241,8 @@ export class SeparationEngine {
     let sha256: string | null = o.modelSha256 ?? null;
     if (!modelPath) {
       const model = resolveModel(name, { modelsDir: o.modelsDir });
-      const file = spec.files[0].name;
+      const file = spec.files[0]?.name;
+      if (file === undefined) throw new Error(`the registry entry of '${name}' lists no files`);
       if (!model) {
         throw new ModelNotInstalledError(
           spec.source.kind === 'npm'
@@ -250,6 +251,8 @@ export class SeparationEngine {
         );
       }
       modelPath = model.files[file];
+      if (modelPath === undefined)
+        throw new ModelNotInstalledError(`the '${name}' model has no ${file} in ${model.dir}`);
       sha256 = expectedSha256(model, file) ?? null;
       if (!sha256) throw new Error(`${modelPath} has no known checksum; pull it with --sha256`);
     }

@@ -55,7 +55,7 @@ export function explainProviderError(provider: ExecutionProvider, err: unknown):
   if (provider !== 'cuda' || !/cuda|cudnn|cublas|shared library|provider/i.test(message)) return err;
   return new ExecutionProviderUnavailableError(
     `ORT_EXECUTION_PROVIDER=cuda but onnxruntime could not start CUDA (${message
-      .split('\n')[0]
+      .split('\n', 1)[0]!
       .replace(/\/[^\s:'"]*\//g, '')
       .slice(0, 300)}): ${CUDA_INSTALL_HINT}`,
   );

@@ -41,8 +41,8 @@ export class InputWindow {
       this.right = grow(this.right);
     }
     for (let i = 0; i < n; i++) {
-      this.left[used + i] = chunk[2 * i];
-      this.right[used + i] = chunk[2 * i + 1];
+      this.left[used + i] = chunk[2 * i]!;
+      this.right[used + i] = chunk[2 * i + 1]!;
     }
     this.end += n;
   }
@@ -59,8 +59,8 @@ export class InputWindow {
       throw new Error(`range [${a}, ${b}) is not buffered [${this.start}, ${this.end})`);
     for (let p = a; p < b; p++) {
       const k = p - this.start;
-      out[p - from] = (this.left[k] - offset) * scale;
-      out[n + p - from] = (this.right[k] - offset) * scale;
+      out[p - from] = (this.left[k]! - offset) * scale;
+      out[n + p - from] = (this.right[k]! - offset) * scale;
     }
   }
 

@@ -34,9 +34,9 @@ export class OverlapAdd {
     for (let r = 0; r < this.rows; r++) {
       const accRow = r * this.capacity - this.base;
       const segRow = r * segmentLength - inputStart;
-      for (let p = a; p < to; p++) this.acc[accRow + p] += weight[p - weightOrigin] * segment[segRow + p];
+      for (let p = a; p < to; p++) this.acc[accRow + p]! += weight[p - weightOrigin]! * segment[segRow + p]!;
     }
-    for (let p = a; p < to; p++) this.weights[p - this.base] += weight[p - weightOrigin];
+    for (let p = a; p < to; p++) this.weights[p - this.base]! += weight[p - weightOrigin]!;
   }
 
   /**
@@ -49,8 +49,8 @@ export class OverlapAdd {
     for (let r = 0; r < this.rows; r++) {
       const accRow = r * this.capacity;
       for (let i = 0; i < n; i++) {
-        const w = this.weights[i];
-        if (w > 0) out[r * n + i] += (this.acc[accRow + i] / w) * gain;
+        const w = this.weights[i]!;
+        if (w > 0) out[r * n + i]! += (this.acc[accRow + i]! / w) * gain;
       }
       this.acc.copyWithin(accRow, accRow + n, accRow + this.capacity);
       this.acc.fill(0, accRow + this.capacity - n, accRow + this.capacity);

@@ -127,8 +127,8 @@ export class SegmentModel {
       [waveOutName]: this.waveOutput,
     });
     const t2 = performance.now();
-    const spec = out[specOutName].data as Float32Array;
-    const wave = out[waveOutName].data as Float32Array;
+    const spec = out[specOutName]!.data as Float32Array;
+    const wave = out[waveOutName]!.data as Float32Array;
     this.spectrogram.synthesizeAdd(spec, this.sources.length * 2, wave);
     this.timings.dspMs += t1 - t0 + (performance.now() - t2);
     this.timings.modelMs += t2 - t1;

@@ -82,6 +82,6 @@ export function transitionWeight(segment: number): Float32Array {
   for (let i = 0; i < half; i++) w[i] = i + 1;
   for (let i = half; i < segment; i++) w[i] = segment - i;
   const max = Math.max(half, segment - half);
-  for (let i = 0; i < segment; i++) w[i] /= max;
+  for (let i = 0; i < segment; i++) w[i]! /= max;
   return w;
 }

@@ -79,7 +79,7 @@ export async function separateStream(
     const sources = new Float32Array(rows * n);
     for (const a of acc) a.takeInto(to, sources, 1 / passes);
     // Undo the normalisation: Demucs returns `sources * std + mean`.
-    if (normalize) for (let i = 0; i < sources.length; i++) sources[i] = sources[i] * std + mean;
+    if (normalize) for (let i = 0; i < sources.length; i++) sources[i] = sources[i]! * std + mean;
     const mix = new Float32Array(2 * n);
     input.read(emitted, n, mix);
     const out = new Float32Array(2 * n);
@@ -94,13 +94,13 @@ export async function separateStream(
     o.onProgress?.(0);
     for (let i = 0; i < plan.length; i++) {
       o.signal?.throwIfAborted();
-      const s = plan[i];
+      const s = plan[i]!;
       await input.fill(s.inputStart + seg);
       input.read(s.inputStart, seg, mixIn, mean, 1 / std);
       const out = await model.separate(mixIn);
       const from = Math.max(s.keepStart, 0);
       const to = Math.min(s.keepStart + s.keepLength, stats.frames);
-      acc[s.pass].add(out, seg, s.inputStart, from, to, weight, s.keepStart);
+      acc[s.pass]!.add(out, seg, s.inputStart, from, to, weight, s.keepStart);
       const next = plan[i + 1];
       // Samples before the next segment's kept range are final (the plan is ordered by keepStart).
       await emit(next ? Math.min(Math.max(next.keepStart, emitted), stats.frames) : stats.frames);

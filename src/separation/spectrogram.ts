@@ -47,7 +47,7 @@ export class DemucsSpectrogram {
       const start = t * HTDEMUCS_HOP + this.frameOrigin;
       for (let i = 0; i < n; i++) {
         const j = start + i;
-        if (j >= 0 && j < length) envelope[j] += hann[i] * hann[i];
+        if (j >= 0 && j < length) envelope[j]! += hann[i]! * hann[i]!;
       }
     }
     this.inverseEnvelope = Float32Array.from(envelope, (e) => (e > 1e-11 ? 1 / e : 0));
@@ -74,7 +74,7 @@ export class DemucsSpectrogram {
     const w = this.analysisWindow;
     const last = length - 1;
     for (let c = 0; c < channels.length; c++) {
-      const x = channels[c];
+      const x = channels[c]!;
       const reBase = c * 2 * bins * frames;
       const imBase = reBase + bins * frames;
       for (let t = 0; t < frames; t++) {
@@ -85,15 +85,15 @@ export class DemucsSpectrogram {
           // Reflect padding without repeating the edge sample (torch's 'reflect').
           if (j < 0) j = -j;
           else if (j > last) j = 2 * last - j;
-          input[i] = x[j] * w[i];
+          input[i] = x[j]! * w[i]!;
         }
         fft.forwardOrdered();
         const z = fft.output;
-        out[reBase + t] = z[0];
+        out[reBase + t] = z[0]!;
         out[imBase + t] = 0;
         for (let f = 1; f < bins; f++) {
-          out[reBase + f * frames + t] = z[2 * f];
-          out[imBase + f * frames + t] = z[2 * f + 1];
+          out[reBase + f * frames + t] = z[2 * f]!;
+          out[imBase + f * frames + t] = z[2 * f + 1]!;
         }
       }
     }
@@ -114,11 +114,11 @@ export class DemucsSpectrogram {
       const outBase = r * length;
       for (let t = 0; t < frames; t++) {
         const input = fft.input;
-        input[0] = spec[reBase + t];
+        input[0] = spec[reBase + t]!;
         input[1] = 0; // the Nyquist bin HTDemucs drops
         for (let f = 1; f < bins; f++) {
-          input[2 * f] = spec[reBase + f * frames + t];
-          input[2 * f + 1] = spec[imBase + f * frames + t];
+          input[2 * f] = spec[reBase + f * frames + t]!;
+          input[2 * f + 1] = spec[imBase + f * frames + t]!;
         }
         fft.inverseOrdered();
         const y = fft.output;
@@ -127,7 +127,7 @@ export class DemucsSpectrogram {
         const i1 = Math.min(n, length - start);
         for (let i = i0; i < i1; i++) {
           const j = start + i;
-          target[outBase + j] += y[i] * w[i] * env[j];
+          target[outBase + j]! += y[i]! * w[i]! * env[j]!;
         }
       }
     }

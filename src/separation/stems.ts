@@ -57,16 +57,16 @@ export function renderStem(
   for (let c = 0; c < 2; c++) {
     if (stem !== 'instrumental') {
       const from = row(sourceNames.indexOf(stem), c);
-      for (let i = 0; i < n; i++) out[i * 2 + c] = sources[from + i];
+      for (let i = 0; i < n; i++) out[i * 2 + c] = sources[from + i]!;
     } else if (mode === 'residual') {
       const v = row(vocals, c);
-      for (let i = 0; i < n; i++) out[i * 2 + c] = mix[c * n + i] - sources[v + i];
+      for (let i = 0; i < n; i++) out[i * 2 + c] = mix[c * n + i]! - sources[v + i]!;
     } else {
       for (let i = 0; i < n; i++) out[i * 2 + c] = 0;
       sourceNames.forEach((_, s) => {
         if (s === vocals) return;
         const from = row(s, c);
-        for (let i = 0; i < n; i++) out[i * 2 + c] += sources[from + i];
+        for (let i = 0; i < n; i++) out[i * 2 + c]! += sources[from + i]!;
       });
     }
   }

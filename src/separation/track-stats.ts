@@ -30,7 +30,7 @@ export async function measureTrack(
   })) {
     const n = chunk.length / 2;
     for (let i = 0; i < n; i++) {
-      const m = (chunk[2 * i] + chunk[2 * i + 1]) / 2;
+      const m = (chunk[2 * i]! + chunk[2 * i + 1]!) / 2;
       sum += m;
       sumSq += m * m;
     }

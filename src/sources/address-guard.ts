@@ -129,13 +129,14 @@ export function createGuardedLookup(policy: AddressPolicy): LookupFunction {
           return callback(new AddressNotAllowedError(hostname, address, classifyIp(address)), '', 0);
         }
       }
-      if (addresses.length === 0) {
+      const [first] = addresses;
+      if (!first) {
         const none: NodeJS.ErrnoException = new Error(`getaddrinfo ENOTFOUND ${hostname}`);
         none.code = 'ENOTFOUND';
         return callback(none, '', 0);
       }
       if (options.all) return callback(null, addresses);
-      callback(null, addresses[0].address, addresses[0].family);
+      callback(null, first.address, first.family);
     });
   };
 }

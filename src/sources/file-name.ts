@@ -24,10 +24,11 @@ export function fileNameFromContentDisposition(header: string | undefined): stri
   if (!header) return null;
   const extended = /filename\*\s*=\s*([^;]+)/i.exec(header);
   if (extended) {
-    const m = /^\s*([\w!#$%&+^`{}~-]*)'[^']*'(.*)$/.exec(extended[1].trim());
-    if (m) {
-      const charset = m[1].toLowerCase();
-      const value = m[2].trim();
+    const m = /^\s*([\w!#$%&+^`{}~-]*)'[^']*'(.*)$/.exec((extended[1] ?? '').trim());
+    const [, charsetText, valueText] = m ?? [];
+    if (charsetText !== undefined && valueText !== undefined) {
+      const charset = charsetText.toLowerCase();
+      const value = valueText.trim();
       const decoded =
         charset === 'iso-8859-1'
           ? Buffer.from(
@@ -41,7 +42,7 @@ export function fileNameFromContentDisposition(header: string | undefined): stri
   }
   const plain = /(?:^|;)\s*filename\s*=\s*("((?:[^"\\]|\\.)*)"|[^;]*)/i.exec(header);
   if (plain) {
-    const value = plain[2] !== undefined ? plain[2].replace(/\\(.)/g, '$1') : plain[1];
+    const value = plain[2] !== undefined ? plain[2].replace(/\\(.)/g, '$1') : (plain[1] ?? '');
     return sanitizeFileName(value.trim());
   }
   return null;

@@ -25,7 +25,7 @@ interface Range4 {
 
 const v4 = (cidr: string, cls: Range4['cls']): Range4 => {
   const [ip, bits] = cidr.split('/');
-  return { base: parseIPv4(ip)!, bits: Number(bits), cls };
+  return { base: parseIPv4(ip ?? '')!, bits: Number(bits), cls };
 };
 
 /** Non-public IPv4 ranges; the first match wins, so the narrow ranges come first. */
@@ -61,7 +61,7 @@ export function parseIPv6(input: string): bigint | null {
   let text = ip;
   const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
   if (dotted) {
-    const n = parseIPv4(dotted[1])!;
+    const n = parseIPv4(dotted[1] ?? '')!;
     text = `${text.slice(0, dotted.index)}${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`;
   }
   const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];

@@ -182,8 +182,8 @@ export class S3BlobStore implements BlobStore {
         const res = await this.#client.send(
           new DeleteObjectsCommand({ Bucket: this.#bucket, Delete: { Objects: keys, Quiet: true } }),
         );
-        if (res.Errors && res.Errors.length > 0) {
-          const e = res.Errors[0];
+        const e = res.Errors?.[0];
+        if (res.Errors && e) {
           throw new Error(`S3 could not delete ${res.Errors.length} object(s), first ${e.Key}: ${e.Code} ${e.Message}`);
         }
       }

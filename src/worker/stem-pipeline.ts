@@ -80,7 +80,9 @@ async function separateInput(
     files.vocals = cleaned;
     span.enter('encoding', 80, 86, 1000 * (job.duration_seconds ?? 60) * 0.02);
     for (const stem of stems.filter((s) => s !== 'vocals')) {
-      files[stem] = await transcode(deps, files[stem], join(workDir, `${stem}.${format}`), format);
+      const separatedFile = files[stem];
+      if (separatedFile === undefined) throw new Error(`the separation wrote no ${stem} stem`);
+      files[stem] = await transcode(deps, separatedFile, join(workDir, `${stem}.${format}`), format);
     }
   }
   if (extra.fullAudio) {

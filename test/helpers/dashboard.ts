@@ -53,7 +53,7 @@ export function dashboardClient(s: TestServer, address = `10.9.${rand()}.${rand(
       const res = await c.call('POST', '/session', { email, password });
       const setCookie = res.headers.get('set-cookie');
       if (res.status === 200 && setCookie) {
-        c.cookie = setCookie.split(';')[0];
+        c.cookie = setCookie.split(';')[0]!;
         c.csrf = ((await res.clone().json()) as { csrfToken: string }).csrfToken;
       }
       return res;

@@ -30,7 +30,7 @@ export const FAKE_GAINS: Record<string, number> = {
 export function fakeSixStemModel(sources = SIX_SOURCES.length): Buffer {
   const n = HTDEMUCS_SEGMENT_FRAMES;
   const spec = [1, 4, HTDEMUCS_SPEC_BINS, HTDEMUCS_SPEC_FRAMES];
-  const gains = Float32Array.from({ length: sources }, (_, i) => FAKE_GAINS[SIX_SOURCES[i]] ?? 0.1);
+  const gains = Float32Array.from({ length: sources }, (_, i) => FAKE_GAINS[SIX_SOURCES[i]!] ?? 0.1);
   return encodeOnnxModel({
     name: 'fake_htdemucs_6s',
     inputs: [

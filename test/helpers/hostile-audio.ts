@@ -25,7 +25,7 @@ export async function mp3WithLyingXing(path: string, seconds: number, claimSecon
 export async function flacWithLyingStreamInfo(path: string, seconds: number, claimSeconds: number): Promise<string> {
   await makeTone(path, seconds, { sampleRate: 44_100 });
   const b = await readFile(path);
-  if (b.toString('latin1', 0, 4) !== 'fLaC' || (b[4] & 0x7f) !== 0) throw new Error('no STREAMINFO first');
+  if (b.toString('latin1', 0, 4) !== 'fLaC' || (b[4]! & 0x7f) !== 0) throw new Error('no STREAMINFO first');
   // STREAMINFO starts at 8; bytes 18..25 hold 20 bits rate, 3 channels, 5 bits depth, 36 bits total samples.
   const packed = b.readBigUInt64BE(18);
   const mask = (1n << 36n) - 1n;
@@ -56,7 +56,7 @@ export async function webmWithLyingDuration(path: string, seconds: number, claim
   await makeTone(path, seconds, { sampleRate: 48_000 });
   const b = await readFile(path);
   const at = b.indexOf(Buffer.from([0x44, 0x89]));
-  const size = b[at + 2] & 0x0f;
+  const size = b[at + 2]! & 0x0f;
   // Duration is in TimecodeScale units (ffmpeg writes 1 ms).
   if (size === 8) b.writeDoubleBE(claimSeconds * 1000, at + 3);
   else if (size === 4) b.writeFloatBE(claimSeconds * 1000, at + 3);
@@ -86,9 +86,9 @@ export async function oggWithLyingGranule(
   const b = await readFile(path);
   const at = b.lastIndexOf('OggS');
   b.writeBigInt64LE(BigInt(Math.round(claimSeconds * granuleRate)), at + 6);
-  const segments = b[at + 26];
+  const segments = b[at + 26]!;
   let length = 27 + segments;
-  for (let i = 0; i < segments; i++) length += b[at + 27 + i];
+  for (let i = 0; i < segments; i++) length += b[at + 27 + i]!;
   b.writeUInt32LE(0, at + 22);
   b.writeUInt32LE(oggCrc(b.subarray(at, at + length)), at + 22);
   await writeFile(path, b);

@@ -93,7 +93,7 @@ function presignedSignatureMiddleware(secretKey: string) {
     const params = rawQuery
       .split('&')
       .filter(Boolean)
-      .map((p) => {
+      .map((p): [string, string] => {
         const i = p.indexOf('=');
         return i < 0
           ? [decodeURIComponent(p), '']
@@ -105,7 +105,7 @@ function presignedSignatureMiddleware(secretKey: string) {
 
     const canonicalQuery = params
       .filter(([k]) => k !== 'X-Amz-Signature')
-      .map(([k, v]) => [rfc3986(k), rfc3986(v)])
+      .map(([k, v]): [string, string] => [rfc3986(k), rfc3986(v)])
       .sort(([a, av], [b, bv]) => (a < b ? -1 : a > b ? 1 : av < bv ? -1 : av > bv ? 1 : 0))
       .map(([k, v]) => `${k}=${v}`)
       .join('&');

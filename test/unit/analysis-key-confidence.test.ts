@@ -15,16 +15,17 @@ describe('key confidence', () => {
   it('is high for a clear key and falls toward the tonality gate', () => {
     const key = estimateKey(cMajor)!;
     expect(key.name).toBe('C major');
-    const clear = keyConfidenceOf(key, chromaContrast(cMajor));
+    const gate = 0.5;
+    const clear = keyConfidenceOf(key, chromaContrast(cMajor) + gate, gate);
     expect(clear).toBeGreaterThan(0.5);
     expect(clear).toBeLessThanOrEqual(1);
-    expect(keyConfidenceOf(key, 0.22)).toBeLessThan(clear / 4);
-    expect(keyConfidenceOf(key, 0.2)).toBe(0);
+    expect(keyConfidenceOf(key, gate + 0.02, gate)).toBeLessThan(clear / 3);
+    expect(keyConfidenceOf(key, gate - 0.1, gate)).toBe(0);
   });
 
   it('halves when the runner-up key is as good', () => {
     const key = estimateKey(cMajor)!;
-    const tie = keyConfidenceOf({ ...key, margin: 0 }, 1);
-    expect(tie).toBeCloseTo(keyConfidenceOf({ ...key, margin: 1 }, 1) / 2, 6);
+    const tie = keyConfidenceOf({ ...key, margin: 0 }, 1, 0.5);
+    expect(tie).toBeCloseTo(keyConfidenceOf({ ...key, margin: 1 }, 1, 0.5) / 2, 6);
   });
 });

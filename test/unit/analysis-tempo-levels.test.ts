@@ -12,8 +12,8 @@ function envelopes(bpm: number, bodyEvery: number, seconds = 30) {
   const period = (60 * FRAME_RATE) / bpm;
   for (let k = 0; k * period < n - 1; k++) {
     const i = Math.round(k * period);
-    envelope[i] += 1;
-    if (k % bodyEvery === 0) body[i] += 1;
+    envelope[i]! += 1;
+    if (k % bodyEvery === 0) body[i]! += 1;
   }
   return { envelope, body };
 }

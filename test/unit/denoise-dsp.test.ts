@@ -44,15 +44,15 @@ describe('DeepFilterNet3 DSP', () => {
       let re = 0;
       let im = 0;
       for (let n = 0; n < 960; n++) {
-        re += x[n] * Math.cos((2 * Math.PI * k * n) / 960);
-        im -= x[n] * Math.sin((2 * Math.PI * k * n) / 960);
+        re += x[n]! * Math.cos((2 * Math.PI * k * n) / 960);
+        im -= x[n]! * Math.sin((2 * Math.PI * k * n) / 960);
       }
       expect(out[2 * k]).toBeCloseTo(re, 3);
       expect(out[2 * k + 1]).toBeCloseTo(im, 3);
     }
     const back = new Float32Array(960);
     fft.inverse(out, back);
-    for (let n = 0; n < 960; n += 97) expect(back[n] / 960).toBeCloseTo(x[n], 5);
+    for (let n = 0; n < 960; n += 97) expect(back[n]! / 960).toBeCloseTo(x[n]!, 5);
     fft.dispose();
   });
 
@@ -73,7 +73,7 @@ describe('DeepFilterNet3 DSP', () => {
     }
     const delay = params.fftSize - hop;
     let maxErr = 0;
-    for (let i = 0; i + delay < y.length; i++) maxErr = Math.max(maxErr, Math.abs(y[i + delay] - x[i]));
+    for (let i = 0; i + delay < y.length; i++) maxErr = Math.max(maxErr, Math.abs(y[i + delay]! - x[i]!));
     expect(maxErr).toBeLessThan(1e-5);
     expect(siSdr(x.subarray(0, x.length - delay), y.subarray(delay))).toBeGreaterThan(90);
   });
@@ -84,7 +84,7 @@ describe('DeepFilterNet3 DSP', () => {
     expect(w.reduce((a, b) => a + b, 0)).toBe(481);
     expect(Math.min(...w)).toBeGreaterThanOrEqual(2);
     // Widths grow with frequency on the ERB scale.
-    expect(w[31]).toBeGreaterThan(w[10]);
+    expect(w[31]).toBeGreaterThan(w[10]!);
     const spec = new Float32Array(962).fill(0.5);
     const p = new Float32Array(32);
     bandPower(spec, w, p);
@@ -98,12 +98,12 @@ describe('DeepFilterNet3 DSP', () => {
     const erb = new Float32Array(32);
     const cplx = new Float32Array(192);
     fx.extract(spec, erb, cplx);
-    const firstErb = erb[0];
+    const firstErb = erb[0]!;
     for (let t = 0; t < 2000; t++) fx.extract(spec, erb, cplx);
-    expect(Math.abs(erb[0])).toBeLessThan(Math.abs(firstErb));
-    expect(Math.abs(erb[0])).toBeLessThan(1e-3);
+    expect(Math.abs(erb[0]!)).toBeLessThan(Math.abs(firstErb));
+    expect(Math.abs(erb[0]!)).toBeLessThan(1e-3);
     // x / sqrt(mean |x|): |x| = 0.01 * sqrt(2) -> sqrt(|x|) after convergence.
-    expect(Math.hypot(cplx[0], cplx[96])).toBeCloseTo(Math.sqrt(0.01 * Math.SQRT2), 3);
+    expect(Math.hypot(cplx[0]!, cplx[96]!)).toBeCloseTo(Math.sqrt(0.01 * Math.SQRT2), 3);
   });
 
   it('SI-SDR ignores gain and rewards closeness', () => {
@@ -111,7 +111,7 @@ describe('DeepFilterNet3 DSP', () => {
     const scaled = x.map((v) => v * 0.3);
     expect(siSdr(x, scaled)).toBeGreaterThan(100);
     const n = noise(4800, 9);
-    const mix = x.map((v, i) => v + n[i]);
+    const mix = x.map((v, i) => v + n[i]!);
     expect(siSdr(x, mix)).toBeGreaterThan(-1);
     expect(siSdr(x, mix)).toBeLessThan(1);
   });

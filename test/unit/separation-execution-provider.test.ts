@@ -19,7 +19,7 @@ describe('CUDA execution provider check', () => {
   it.runIf(linuxX64)('names the missing libraries and the install command', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sf-ep-'));
     try {
-      writeFileSync(join(dir, CUDA_PROVIDER_FILES[0]), '');
+      writeFileSync(join(dir, CUDA_PROVIDER_FILES[0]!), '');
       let caught: unknown;
       try {
         assertExecutionProviderInstalled('cuda', dir);
@@ -34,7 +34,7 @@ describe('CUDA execution provider check', () => {
       expect(message).toContain('ORT_EXECUTION_PROVIDER=cpu');
       expect(message).not.toContain(dir);
       // Both libraries present: the check passes (loading them is onnxruntime's job).
-      writeFileSync(join(dir, CUDA_PROVIDER_FILES[1]), '');
+      writeFileSync(join(dir, CUDA_PROVIDER_FILES[1]!), '');
       expect(() => assertExecutionProviderInstalled('cuda', dir)).not.toThrow();
     } finally {
       rmSync(dir, { recursive: true, force: true });

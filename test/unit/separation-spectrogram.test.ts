@@ -31,8 +31,8 @@ function directBin(x: Float32Array, t: number, f: number): [number, number] {
     if (j < 0) j = -j;
     else if (j > last) j = 2 * last - j;
     const w = 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / N);
-    re += (x[j] * w * Math.cos((2 * Math.PI * f * i) / N)) / Math.sqrt(N);
-    im -= (x[j] * w * Math.sin((2 * Math.PI * f * i) / N)) / Math.sqrt(N);
+    re += (x[j]! * w * Math.cos((2 * Math.PI * f * i) / N)) / Math.sqrt(N);
+    im -= (x[j]! * w * Math.sin((2 * Math.PI * f * i) / N)) / Math.sqrt(N);
   }
   return [re, im];
 }
@@ -41,8 +41,8 @@ function snrDb(ref: ArrayLike<number>, x: ArrayLike<number>, from = 0, to = ref.
   let num = 0;
   let den = 0;
   for (let i = from; i < to; i++) {
-    num += (x[i] - ref[i]) ** 2;
-    den += ref[i] ** 2;
+    num += (x[i]! - ref[i]!) ** 2;
+    den += ref[i]! ** 2;
   }
   return 10 * Math.log10(den / num);
 }
@@ -63,8 +63,8 @@ describe('HTDemucs spectrogram (STFT n_fft 4096, hop 1024, Hann, Demucs padding)
       [1, 3, 200],
       [0, T - 1, 11],
       [1, T - 1, 0],
-    ]) {
-      const [re, im] = directBin(x[c], t, f);
+    ] as [number, number, number][]) {
+      const [re, im] = directBin(x[c]!, t, f);
       expect(out[(2 * c * F + f) * T + t]).toBeCloseTo(re, 3);
       expect(out[((2 * c + 1) * F + f) * T + t]).toBeCloseTo(im, 3);
     }
@@ -79,9 +79,9 @@ describe('HTDemucs spectrogram (STFT n_fft 4096, hop 1024, Hann, Demucs padding)
     const out = new Float32Array(sp.specSize(2));
     sp.analyze([tone, tone], out);
     const t = 8;
-    const mag = (f: number) => Math.hypot(out[f * sp.frames + t], out[(sp.bins + f) * sp.frames + t]);
+    const mag = (f: number) => Math.hypot(out[f * sp.frames + t]!, out[(sp.bins + f) * sp.frames + t]!);
     const peak = Array.from({ length: sp.bins }, (_, f) => mag(f)).reduce(
-      (best, m, f, all) => (m > all[best] ? f : best),
+      (best, m, f, all) => (m > all[best]! ? f : best),
       0,
     );
     expect(peak).toBe(bin);
@@ -100,9 +100,9 @@ describe('HTDemucs spectrogram (STFT n_fft 4096, hop 1024, Hann, Demucs padding)
     const y = new Float32Array(2 * L);
     sp.synthesizeAdd(z, 2, y);
     for (let c = 0; c < 2; c++) {
-      expect(snrDb(x[c], y.subarray(c * L, (c + 1) * L), 2600, L - 2600)).toBeGreaterThan(100);
+      expect(snrDb(x[c]!, y.subarray(c * L, (c + 1) * L), 2600, L - 2600)).toBeGreaterThan(100);
       // The first samples lack the two dropped frames: not a reconstruction (by design).
-      expect(snrDb(x[c], y.subarray(c * L, (c + 1) * L), 0, 500)).toBeLessThan(40);
+      expect(snrDb(x[c]!, y.subarray(c * L, (c + 1) * L), 0, 500)).toBeLessThan(40);
     }
     sp.dispose();
   });
@@ -113,8 +113,8 @@ describe('HTDemucs spectrogram (STFT n_fft 4096, hop 1024, Hann, Demucs padding)
     // Zero edges, as segments are padded: the reference's left reflect padding has a bug elsewhere.
     const x = signal(L, 3).map((ch) => ch.map((v, i) => (i < 6000 || i > L - 6000 ? 0 : v)));
     const planar = new Float32Array(2 * L);
-    planar.set(x[0]);
-    planar.set(x[1], L);
+    planar.set(x[0]!);
+    planar.set(x[1]!, L);
     const ref = refMagnitude(refSpec({ data: planar, shape: [1, 2, L] })) as { data: Float32Array };
     const ours = new Float32Array(sp.specSize(2));
     sp.analyze(x, ours);

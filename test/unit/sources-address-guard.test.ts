@@ -169,8 +169,8 @@ describe('createGuardedLookup', () => {
     const expected = await lookup('localhost', { all: true });
     expect(await run({ allowPrivate: true }, 'localhost', true)).toEqual(expected);
     expect(await run({ allowPrivate: true }, 'localhost', false)).toEqual({
-      address: expected[0].address,
-      family: expected[0].family,
+      address: expected[0]!.address,
+      family: expected[0]!.family,
     });
   });
 });

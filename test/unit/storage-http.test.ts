@@ -82,7 +82,7 @@ describe('GET /v1/blobs/* (signed downloads, disk adapter)', () => {
     const fallback = /filename="([^"]*)"/.exec(cd)![1];
     expect(fallback).toBe('Beyonce _Halo_; x=_.mp3');
     // Path separators never reach the saved name, in either form.
-    expect(decodeURIComponent(/filename\*=UTF-8''(\S+)$/.exec(cd)![1])).toBe('Beyoncé "Halo"; x=_.mp3');
+    expect(decodeURIComponent(/filename\*=UTF-8''(\S+)$/.exec(cd)![1]!)).toBe('Beyoncé "Halo"; x=_.mp3');
   });
 
   it('answers HEAD with the headers and no body', async () => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, assert, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHmac } from 'node:crypto';
@@ -99,6 +99,7 @@ describe('sendWebhook', () => {
     expect(result.durationMs).toBeGreaterThanOrEqual(0);
     expect(received).toHaveLength(1);
     const [r] = received;
+    assert(r, 'no request received');
     expect(r.method).toBe('POST');
     expect(r.headers['content-type']).toBe('application/json');
     expect(r.headers['user-agent']).toBe('Stemforge-Webhooks/1.0');
@@ -113,9 +114,9 @@ describe('sendWebhook', () => {
   it('sends a pre-serialised string body unchanged', async () => {
     const raw = '{"event":"job.failed",  "data":{}}';
     await sendWebhook(delivery({ body: raw, event: 'job.failed' }));
-    expect(received[0].raw.toString()).toBe(raw);
-    expect(received[0].headers['x-webhook-signature']).toBe(signBody(raw, secret));
-    expect(received[0].headers['x-webhook-event']).toBe('job.failed');
+    expect(received[0]!.raw.toString()).toBe(raw);
+    expect(received[0]!.headers['x-webhook-signature']).toBe(signBody(raw, secret));
+    expect(received[0]!.headers['x-webhook-event']).toBe('job.failed');
   });
 
   it('counts any 2xx as success', async () => {

@@ -23,8 +23,8 @@ const NAV: [string, string][] = [
 
 function Page({ url, session }: { url: URL; session: SessionInfoBody }) {
   const path = url.pathname.replace(/\/+$/, '') || '/';
-  const job = /^\/jobs\/([^/]+)$/.exec(path);
-  if (job) return <JobDetail id={decodeURIComponent(job[1])} />;
+  const jobId = /^\/jobs\/([^/]+)$/.exec(path)?.[1];
+  if (jobId !== undefined) return <JobDetail id={decodeURIComponent(jobId)} />;
   switch (path) {
     case '/':
       return <Overview />;

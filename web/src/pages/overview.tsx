@@ -115,10 +115,10 @@ function UsageChart({ usage }: { usage: OverviewBody['usage'] }) {
         {usage.length > 0 && (
           <>
             <text x={0} y={h + 14} class="tick">
-              {usage[0].date}
+              {usage[0]?.date}
             </text>
             <text x={w} y={h + 14} class="tick" text-anchor="end">
-              {usage[usage.length - 1].date}
+              {usage.at(-1)?.date}
             </text>
           </>
         )}

@@ -2,37 +2,15 @@
  * One transport for several stems. Every decoded stem is an AudioBufferSourceNode started with the
  * same `when` and the same offset on one AudioContext clock, so the stems are sample-aligned after
  * every play, seek and loop change (HTMLMediaElements drift and seek independently; buffers do not).
- * Decoding four long stems takes seconds on a slow machine, so a play pressed before they are
- * decoded streams them through media elements on the same gain nodes (mute/solo/volume apply), and
- * hands over to the buffers at the current position once they are ready (`setBuffers`).
+ *
+ * The stems are decoded one at a time (`loadStems`), which takes seconds on a busy machine, so a
+ * play pressed before they are decoded streams them through media elements (`Streaming`). Once
+ * decoded, a streaming play moves onto the buffers at the position reached: the buffers start at a
+ * context time a little ahead and the media are silenced by a gain step at that same time.
  */
-export interface Track {
-  name: string;
-  url: string;
-  /** Null until decoded; until then a play streams the stem through `media`. */
-  buffer: AudioBuffer | null;
-  media: HTMLAudioElement | null;
-  volume: number;
-  muted: boolean;
-  soloed: boolean;
-  gain: GainNode;
-  source: AudioBufferSourceNode | null;
-  /** The context time and buffer offset this stem's current source was started with (for sync checks). */
-  startedAt: number;
-  startOffset: number;
-}
-
-export interface Loop {
-  enabled: boolean;
-  start: number;
-  end: number;
-}
-
-/** The gain a stem gets: any solo silences the stems that are not soloed; mute silences. */
-export function effectiveGain(track: Pick<Track, 'volume' | 'muted' | 'soloed'>, anySolo: boolean): number {
-  if (anySolo) return track.soloed ? track.volume : 0;
-  return track.muted ? 0 : track.volume;
-}
+import { mixDown } from './mix.ts';
+import { Streaming } from './streaming.ts';
+import { effectiveGain, type Loop, newTrack, type Track } from './track.ts';
 
 export class Multitrack {
   readonly tracks: Track[];
@@ -40,12 +18,12 @@ export class Multitrack {
   duration: number;
   readonly loop: Loop;
   playing = false;
+  /** The position when paused, and the buffers' start offset (while streaming, `streaming.position` holds). */
   private offset = 0;
   private startedAt = 0;
   private listeners = new Set<() => void>();
-
-  /** True while playing through media elements (before the stems are decoded). */
-  private streaming = false;
+  /** Plays the stems through media elements until they are decoded. */
+  private readonly streaming: Streaming;
 
   constructor(
     readonly ctx: AudioContext,
@@ -54,23 +32,22 @@ export class Multitrack {
   ) {
     this.duration = duration;
     this.loop = { enabled: false, start: 0, end: this.duration };
-    this.tracks = stems.map(({ name, url }) => {
-      const gain = new GainNode(ctx);
-      gain.connect(ctx.destination);
-      return {
-        name,
-        url,
-        buffer: null,
-        media: null,
-        volume: 1,
-        muted: false,
-        soloed: false,
-        gain,
-        source: null,
-        startedAt: 0,
-        startOffset: 0,
-      };
+    this.tracks = stems.map((stem) => newTrack(ctx, stem));
+    this.streaming = new Streaming(ctx, this.tracks, this.loop, {
+      duration: () => this.duration,
+      changed: () => this.changed(),
+      ended: () => this.ended(),
     });
+  }
+
+  /** Largest spread between streamed stems seen since the last start or seek (seconds). */
+  get spread(): number {
+    return this.streaming.spread;
+  }
+
+  /** How many times the streamed stems were re-aligned. */
+  get resyncs(): number {
+    return this.streaming.resyncs;
   }
 
   get decoded(): boolean {
@@ -87,15 +64,27 @@ export class Multitrack {
     const decoded = Math.max(...this.tracks.map((t) => t.buffer!.duration));
     if (this.loop.end === this.duration) this.loop.end = decoded;
     this.duration = decoded;
-    if (this.streaming) {
-      const at = this.position;
-      this.stopMedia();
-      this.playing = false;
-      this.offset = at;
-      void this.play();
-    } else {
+    if (!this.streaming.active) {
       this.changed();
+      return;
     }
+    if (this.streaming.starting) {
+      // The media were not playing yet: start the buffers where they were going to start.
+      this.offset = this.streaming.position;
+      this.streaming.stop();
+      this.playing = false;
+      void this.play();
+      return;
+    }
+    // Hand over at a context time a little ahead: the buffers start there at the position the media
+    // will have reached, and a gain step at that same time silences the media.
+    const lead = 0.05;
+    const when = this.ctx.currentTime + lead;
+    const at = Math.min(this.streaming.position + lead, this.duration);
+    this.streaming.handOver(when);
+    this.playing = false;
+    this.offset = at;
+    void this.play(when);
   }
 
   onChange(listener: () => void): () => void {
@@ -108,19 +97,42 @@ export class Multitrack {
 
   get position(): number {
     if (!this.playing) return this.offset;
-    if (this.streaming) return Math.min(this.tracks[0]?.media?.currentTime ?? this.offset, this.duration);
+    if (this.streaming.active) return this.streaming.position;
     let p = this.offset + Math.max(0, this.ctx.currentTime - this.startedAt);
     const { enabled, start, end } = this.loop;
     if (enabled && this.offset < end && p >= end) p = start + ((p - end) % Math.max(0.01, end - start));
     return Math.min(p, this.duration);
   }
 
-  async play(): Promise<void> {
+  /** Each stem's own position now (streamed stems can differ by up to `MAX_SPREAD`). */
+  stemTime(t: Track): number {
+    const own = this.playing ? this.streaming.stemTime(t) : null;
+    return own ?? this.position;
+  }
+
+  /** 'media' while streaming, 'buffers' once decoded. */
+  get mode(): 'media' | 'buffers' {
+    return this.decoded ? 'buffers' : 'media';
+  }
+
+  /**
+   * Resolves when no streamed start or seek is under way (the decoder waits for this), or after 2 s
+   * (an element that never loads must not hold the decoding back for good).
+   */
+  settled(): Promise<void> {
+    return this.streaming.settled();
+  }
+
+  /** `at`: the context time to start at (the handover picks it); by default a few ms ahead. */
+  async play(at?: number): Promise<void> {
     if (this.playing) return;
     if (this.offset >= this.duration - 0.01) this.offset = this.loop.enabled ? this.loop.start : 0;
-    if (!this.decoded) return this.stream();
+    if (!this.decoded) {
+      this.playing = true;
+      return this.streaming.start(this.offset);
+    }
     // A few milliseconds ahead so every start() lands on the same render quantum.
-    const when = this.ctx.currentTime + 0.02;
+    const when = at ?? this.ctx.currentTime + 0.02;
     for (const t of this.tracks) {
       const src = new AudioBufferSourceNode(this.ctx, { buffer: t.buffer! });
       if (this.loop.enabled) {
@@ -152,53 +164,17 @@ export class Multitrack {
     if (this.ctx.state !== 'running') await this.ctx.resume();
   }
 
-  /** Plays the stems through media elements (loop points apply once the stems are decoded). */
-  private async stream(): Promise<void> {
-    const media = this.tracks.map((t) => {
-      if (!t.media) {
-        t.media = new Audio(t.url);
-        t.media.preload = 'auto';
-        this.ctx.createMediaElementSource(t.media).connect(t.gain);
-      }
-      t.media.currentTime = this.offset;
-      return t.media;
-    });
-    media[0].onended = () => {
-      if (this.streaming) {
-        this.stopMedia();
-        this.playing = false;
-        this.offset = 0;
-        this.changed();
-      }
-    };
-    this.streaming = true;
-    this.playing = true;
+  /** The streamed stems reached their end. */
+  private ended(): void {
+    this.playing = false;
+    this.offset = 0;
     this.changed();
-    if (this.ctx.state !== 'running') await this.ctx.resume();
-    // Start them together once every one can play, so they begin as close together as media
-    // elements allow (tens of ms); the handover to the decoded buffers aligns them exactly.
-    await Promise.all(
-      media.map(
-        (m) =>
-          new Promise<void>((resolve) => {
-            if (m.readyState >= HTMLMediaElement.HAVE_FUTURE_DATA) resolve();
-            else m.addEventListener('canplay', () => resolve(), { once: true });
-          }),
-      ),
-    );
-    if (!this.streaming) return;
-    for (const m of media) void m.play().catch(() => {});
-  }
-
-  private stopMedia(): void {
-    this.streaming = false;
-    for (const t of this.tracks) t.media?.pause();
   }
 
   pause(): void {
     if (!this.playing) return;
     this.offset = this.position;
-    this.stopMedia();
+    this.streaming.stop();
     this.stopSources();
     this.playing = false;
     this.changed();
@@ -211,10 +187,9 @@ export class Multitrack {
 
   seek(seconds: number): void {
     const to = Math.min(Math.max(0, seconds), this.duration);
-    if (this.playing && this.streaming) {
-      for (const t of this.tracks) if (t.media) t.media.currentTime = to;
+    if (this.playing && this.streaming.active) {
       this.offset = to;
-      this.changed();
+      void this.streaming.start(to);
     } else if (this.playing) {
       this.stopSources();
       this.playing = false;
@@ -263,44 +238,12 @@ export class Multitrack {
   /** Renders the stems as they are heard now (volume, mute, solo) into one stereo buffer. */
   async renderMix(): Promise<AudioBuffer> {
     if (!this.decoded) throw new Error('The stems are still loading.');
-    const rate = this.tracks[0]?.buffer?.sampleRate ?? 44_100;
-    const offline = new OfflineAudioContext(2, Math.ceil(this.duration * rate), rate);
-    const anySolo = this.tracks.some((t) => t.soloed);
-    for (const t of this.tracks) {
-      const g = effectiveGain(t, anySolo);
-      if (g === 0) continue;
-      const gain = new GainNode(offline, { gain: g });
-      gain.connect(offline.destination);
-      const src = new AudioBufferSourceNode(offline, { buffer: t.buffer! });
-      src.connect(gain);
-      src.start(0);
-    }
-    return offline.startRendering();
+    return mixDown(this.tracks, this.duration);
   }
 
   close(): void {
-    this.stopMedia();
-    for (const t of this.tracks) t.media?.removeAttribute('src');
+    this.streaming.close();
     this.stopSources();
     void this.ctx.close();
   }
-}
-
-/** Fetches and decodes every stem in parallel (decodeAudioData runs off the main thread). */
-export async function loadStems(
-  ctx: BaseAudioContext,
-  stems: { name: string; url: string }[],
-  onProgress: (done: number) => void,
-  signal: AbortSignal,
-): Promise<{ name: string; buffer: AudioBuffer }[]> {
-  let done = 0;
-  return Promise.all(
-    stems.map(async ({ name, url }) => {
-      const res = await fetch(url, { signal, credentials: 'same-origin' });
-      if (!res.ok) throw new Error(`Could not load ${name} (HTTP ${res.status}).`);
-      const buffer = await ctx.decodeAudioData(await res.arrayBuffer());
-      onProgress(++done);
-      return { name, buffer };
-    }),
-  );
 }

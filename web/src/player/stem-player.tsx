@@ -1,7 +1,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { clock } from '../format.ts';
 import { messageOf } from '../api.ts';
-import { loadStems, Multitrack, effectiveGain } from './multitrack.ts';
+import { loadStems } from './load-stems.ts';
+import { Multitrack } from './multitrack.ts';
+import { effectiveGain } from './track.ts';
 import { Waveform } from './waveform.tsx';
 import { encodeWav } from './wav.ts';
 
@@ -43,12 +45,12 @@ export function StemPlayer({ stems, mode = 'mix', title }: Props) {
     const ctx = new AudioContext({ sampleRate: 44_100, latencyHint: 'playback' });
     const abort = new AbortController();
     const made = new Multitrack(ctx, stems, Math.max(0, ...stems.map((s) => s.duration ?? 0)));
-    if (mode === 'ab') made.setTrack(stems[stems.length - 1].name, { soloed: true });
+    if (mode === 'ab') made.setTrack(stems[stems.length - 1]!.name, { soloed: true });
     setEngine(made);
     const t0 = performance.now();
-    // Decoding starts when the job opens, so that play is instant once it is done; a play pressed
-    // earlier streams meanwhile (see Multitrack).
-    loadStems(ctx, stems, setLoaded, abort.signal)
+    // Decoding starts when the job opens, so that play is sample-accurate and instant once it is
+    // done; a play pressed earlier streams meanwhile, and decoding gives way to it (see Multitrack).
+    loadStems(ctx, stems, setLoaded, abort.signal, () => made.settled())
       .then((buffers) => {
         made.setBuffers(buffers);
         setLoadMs(Math.round(performance.now() - t0));
@@ -144,6 +146,11 @@ export function StemPlayer({ stems, mode = 'mix', title }: Props) {
       data-ready={decoded ? 'true' : 'false'}
       data-load-ms={loadMs ?? ''}
       data-play-latency-ms={latencyMs ?? ''}
+      // What plays ('media' until decoded, then 'buffers'), the largest spread between the streamed
+      // stems since the last start or seek, and how often they were re-aligned (bench and tests).
+      data-mode={engine?.mode ?? ''}
+      data-spread-ms={engine ? (engine.spread * 1000).toFixed(1) : ''}
+      data-resyncs={engine?.resyncs ?? 0}
     >
       <div class="transport">
         <button type="button" class="primary" onClick={toggle} aria-pressed={playing}>
@@ -207,6 +214,8 @@ export function StemPlayer({ stems, mode = 'mix', title }: Props) {
               // When (context clock) and from where (buffer offset) this stem's source started: equal
               // for every stem after each play/seek/loop change, which is what keeps them aligned.
               data-start={t?.source ? `${t.startedAt.toFixed(4)}@${t.startOffset.toFixed(4)}` : ''}
+              // This stem's own position (streamed stems each have their own).
+              data-time={t && engine ? engine.stemTime(t).toFixed(3) : ''}
             >
               <span class="stem-name">{s.label}</span>
               <Waveform

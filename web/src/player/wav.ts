@@ -24,7 +24,7 @@ export function encodeWav(buffer: AudioBuffer): Blob {
   let at = 44;
   for (let i = 0; i < frames; i++) {
     for (let c = 0; c < channels; c++) {
-      const s = Math.max(-1, Math.min(1, data[c][i]));
+      const s = Math.max(-1, Math.min(1, data[c]![i]!));
       out.setInt16(at, s < 0 ? s * 0x8000 : s * 0x7fff, true);
       at += 2;
     }

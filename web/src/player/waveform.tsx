@@ -48,7 +48,7 @@ export function Waveform({ engine, peaks, duration, label, dim }: Props) {
         const from = Math.floor((x / w) * list.length);
         const to = Math.max(from + 1, Math.floor(((x + bar + 1) / w) * list.length));
         let peak = 0;
-        for (let i = from; i < to && i < list.length; i++) peak = Math.max(peak, list[i]);
+        for (let i = from; i < to && i < list.length; i++) peak = Math.max(peak, list[i]!);
         const half = Math.max(1, peak * (mid - 1));
         g.fillStyle = x < played ? past : future;
         g.fillRect(x, mid - half, bar, half * 2);

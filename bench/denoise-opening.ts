@@ -1,0 +1,95 @@
+/**
+ * The opening of each file: ours in process (48 kHz, resampled back to the file's rate), per file,
+ * whole-file and first-second SI-SDR gains for the variants given, on the evaluation set; files
+ * where a variant loses anything are listed (all with --all). Quicker than bench/denoise.ts (no
+ * ffmpeg round trip, no other systems): a development tool for the start-up and the guards.
+ *
+ *   node bin/run-ts.mjs bench/denoise-opening.ts [--variants default,noguard] [--all]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Denoiser, type DenoiserOptions } from '../src/denoise/denoiser.ts';
+import { siSdr } from '../support/si-sdr.ts';
+import { sharedPath } from '../support/shared.ts';
+import { readMono, resampleSinc } from './denoise-mixes.ts';
+import { buildEvalSet } from './denoise-set.ts';
+
+const { values } = parseArgs({
+  options: { variants: { type: 'string', default: 'default' }, all: { type: 'boolean', default: false } },
+});
+const VARIANTS: Record<string, DenoiserOptions> = {
+  default: {},
+  noguard: { guard: false },
+  cold: { startup: 'none' },
+  nohp: { highPassHz: 0 },
+};
+const names = values.variants.split(',');
+const work = mkdtempSync(join(tmpdir(), 'stemforge-opening-'));
+const fmt = (x: number) => x.toFixed(2).padStart(7);
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+try {
+  const cases = await buildEvalSet(work);
+  const inputs = await Promise.all(cases.map((c) => readMono(c.noisyPath, 48_000)));
+  const res: Record<string, { whole: number; first: number }[]> = {};
+  for (const v of names) {
+    const opts = VARIANTS[v];
+    if (!opts) throw new Error(`unknown variant ${v} (${Object.keys(VARIANTS).join(', ')})`);
+    const d = await Denoiser.load(sharedPath('models', 'dfn3'), opts);
+    res[v] = [];
+    for (let i = 0; i < cases.length; i++) {
+      const c = cases[i]!;
+      const ch = d.channel();
+      const x = inputs[i]!;
+      const parts: Float32Array[] = [];
+      for (let o = 0; o < x.length; o += 48_000) parts.push(await ch.push(x.subarray(o, o + 48_000)));
+      parts.push(await ch.finish());
+      const y48 = new Float32Array(x.length);
+      let o = 0;
+      for (const p of parts) {
+        y48.set(p, o);
+        o += p.length;
+      }
+      const y = resampleSinc(y48, 48_000, c.rate);
+      const r = c.rate;
+      res[v]!.push({
+        whole: siSdr(c.clean, y) - (c.snr === null ? 0 : siSdr(c.clean, c.noisy)),
+        first:
+          siSdr(c.clean.subarray(0, r), y.subarray(0, r)) -
+          (c.snr === null ? 0 : siSdr(c.clean.subarray(0, r), c.noisy.subarray(0, r))),
+      });
+    }
+    await d.close();
+  }
+  console.log(`file                          input1s | ${names.map((n) => `${n} whole/1st`).join(' | ')}`);
+  cases.forEach((c, i) => {
+    const show = values.all || c.snr === null || names.some((n) => res[n]![i]!.first < 0 || res[n]![i]!.whole < 0);
+    if (!show) return;
+    const in1 = c.snr === null ? 0 : siSdr(c.clean.subarray(0, c.rate), c.noisy.subarray(0, c.rate));
+    console.log(
+      `${c.name.padEnd(28)} ${fmt(in1)} | ${names.map((n) => `${fmt(res[n]![i]!.whole)} ${fmt(res[n]![i]!.first)}`).join(' | ')}`,
+    );
+  });
+  const groups: [string, (i: number) => boolean][] = [
+    ['NB 0-5', (i) => cases[i]!.item.band === 'NB' && cases[i]!.snr !== null && cases[i]!.snr! <= 5],
+    ['NB 10-15', (i) => cases[i]!.item.band === 'NB' && cases[i]!.snr !== null && cases[i]!.snr! >= 10],
+    ['FB 0-5', (i) => cases[i]!.item.band === 'FB' && cases[i]!.snr !== null && cases[i]!.snr! <= 5],
+    ['FB 10-15', (i) => cases[i]!.item.band === 'FB' && cases[i]!.snr !== null && cases[i]!.snr! >= 10],
+    ...['babble', 'fan', 'street', 'music'].map(
+      (n) => [n, (i: number) => cases[i]!.noise === n] as [string, (i: number) => boolean],
+    ),
+  ];
+  for (const [g, pred] of groups) {
+    const idx = cases.map((_, i) => i).filter(pred);
+    console.log(
+      `${g.padEnd(10)} ${names.map((n) => `${fmt(mean(idx.map((i) => res[n]![i]!.whole)))} ${fmt(mean(idx.map((i) => res[n]![i]!.first)))}`).join(' | ')}`,
+    );
+  }
+  const noisy = cases.map((_, i) => i).filter((i) => cases[i]!.snr !== null);
+  console.log(
+    `worse>0.5  ${names.map((n) => `${String(noisy.filter((i) => res[n]![i]!.whole < -0.5).length).padStart(7)} ${String(noisy.filter((i) => res[n]![i]!.first < -0.5).length).padStart(7)}`).join(' | ')}`,
+  );
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
