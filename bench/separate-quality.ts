@@ -86,12 +86,15 @@ try {
   // The model as the engine runs it (attention fused).
   const spec = getModelSpec('htdemucs')!;
   const exported = resolveModel('htdemucs', { modelsDir: join(dir, 'models') })!.files['htdemucs.onnx']!;
-  const { path: modelPath } = await prepareModel(exported, spec.files[0]!.sha256!, join(dir, 'models'));
-  const model = await SegmentModel.load(modelPath, spec.stems!, { executionProvider: 'cpu', threads: 2 });
+  const { parts } = await prepareModel(exported, spec.files[0]!.sha256!, join(dir, 'models'));
+  const model = await SegmentModel.load(parts, spec.stems!, { executionProvider: 'cpu', threads: 2 });
+  // FAST's model as the engine runs it: MatMul weights as int8 (matmul-quantization.ts).
+  const int8 = await prepareModel(exported, spec.files[0]!.sha256!, join(dir, 'models'), { int8MatMuls: true });
+  const fastModel = await SegmentModel.load(int8.parts, spec.stems!, { executionProvider: 'cpu', threads: 2 });
   const stems: StemName[] = ['drums', 'bass', 'other', 'vocals', 'instrumental'];
   const rows: Array<[string, Record<string, number>, number]> = [];
 
-  async function ours(label: string, settings: InferenceSettings, normalize = true): Promise<void> {
+  async function ours(label: string, settings: InferenceSettings, normalize = true, m = model): Promise<void> {
     const got: Record<string, Float32Array[]> = {};
     let sumInstrumental: Float32Array[] = [];
     const at: Record<string, number> = {};
@@ -114,7 +117,7 @@ try {
       }),
     );
     const t0 = performance.now();
-    await separateStream(model, sinks, {
+    await separateStream(m, sinks, {
       inputPath: input,
       sampleRate: 44_100,
       tools: defaultTools,
@@ -143,8 +146,13 @@ try {
   await ours('warm-up (BEST)', QUALITY_SETTINGS.BEST);
   rows.pop();
   if (!process.argv.includes('--grid-only'))
-    for (const [tier, s] of Object.entries(QUALITY_SETTINGS))
-      await ours(`ours ${tier} (ov ${s.overlap}, shifts ${s.shifts})`, s);
+    for (const [tier, s] of Object.entries(QUALITY_SETTINGS)) {
+      const name = `ours ${tier} (ov ${s.overlap}, shifts ${s.shifts})`;
+      if (tier === 'FAST') {
+        await ours(`${name}, int8 MatMuls (as the engine runs FAST)`, s, true, fastModel);
+        await ours(`${name}, float`, s);
+      } else await ours(name, s);
+    }
   if (!process.argv.includes('--tiers-only')) {
     for (const shifts of SHIFTS)
       for (const overlap of OVERLAPS) {
@@ -165,6 +173,7 @@ try {
       }
   }
   await model.dispose();
+  await fastModel.dispose();
 
   if (!process.argv.includes('--skip-reference')) {
     const t0 = performance.now();

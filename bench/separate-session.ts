@@ -60,6 +60,35 @@ const variants: Variant[] = [
     env: { GLIBC_TUNABLES: ours.GLIBC_TUNABLES! },
     rewritten: true,
   },
+  // Memory candidates on top of ours (docs/separation.md, "Memory").
+  {
+    name: 'ours + parallel execution mode',
+    options: { ...base, enableCpuMemArena: false, enableMemPattern: false, executionMode: 'parallel' },
+    env: { GLIBC_TUNABLES: ours.GLIBC_TUNABLES! },
+    rewritten: true,
+  },
+  {
+    name: 'ours + disable_prepacking',
+    options: {
+      ...base,
+      enableCpuMemArena: false,
+      enableMemPattern: false,
+      extra: { session: { set_denormal_as_zero: '1', disable_prepacking: '1' } },
+    },
+    env: { GLIBC_TUNABLES: ours.GLIBC_TUNABLES! },
+    rewritten: true,
+  },
+  {
+    name: 'ours + device allocator for initializers',
+    options: {
+      ...base,
+      enableCpuMemArena: false,
+      enableMemPattern: false,
+      extra: { session: { set_denormal_as_zero: '1', use_device_allocator_for_initializers: '1' } },
+    },
+    env: { GLIBC_TUNABLES: ours.GLIBC_TUNABLES! },
+    rewritten: true,
+  },
 ];
 
 async function child(modelPath: string, options: ort.InferenceSession.SessionOptions, runs: number): Promise<void> {

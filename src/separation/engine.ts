@@ -41,8 +41,18 @@ export interface SeparationEngineOptions {
    */
   rewriteGraph?: boolean;
   /**
+   * Default true: run the rewritten graph as its two parts (encoders + transformer, then decoders;
+   * model-split.ts), which peaks 0.7 GB lower. False runs it whole (benchmarks).
+   */
+  splitGraph?: boolean;
+  /**
+   * Default true: FAST jobs run a copy of the rewritten graph whose MatMul weights are int8
+   * (matmul-quantization.ts; loaded at the first FAST job). False: every tier runs the float graph.
+   */
+  int8Fast?: boolean;
+  /**
    * Close the process after this many ms without a job (Config.onnx.separationIdleSeconds), which
-   * returns its memory (about 2.3 GB: it keeps its heap between jobs); the next job starts a new
+   * returns its memory (about 1.6 GB: it keeps its heap between jobs); the next job starts a new
    * one (a couple of seconds). Default: stay up until close().
    */
   idleTimeoutMs?: number;
@@ -252,6 +262,8 @@ export class SeparationEngine {
       cacheDir: o.modelsDir,
       sources: spec.stems!,
       rewriteGraph: o.rewriteGraph ?? true,
+      splitGraph: o.splitGraph ?? true,
+      int8Fast: o.int8Fast ?? true,
       executionProvider: o.executionProvider ?? 'cpu',
       threads: o.threads ?? 0,
       tools: o.tools ?? defaultTools,

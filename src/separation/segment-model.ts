@@ -28,13 +28,21 @@ export class SegmentModel {
   private readonly specOutput: ort.Tensor;
   private readonly waveOutput: ort.Tensor;
 
+  /**
+   * When the model runs as several sessions (prepared-model.ts), the tensors one part hands to the
+   * next, allocated once like the outputs (the skip connections: 110 MB for HTDemucs).
+   */
+  private readonly handOver: Record<string, ort.Tensor>[];
+
   private constructor(
-    private readonly session: ort.InferenceSession,
+    /** The model's parts, run one after the other; the first reads the graph's inputs, the last writes its outputs. */
+    private readonly sessions: readonly ort.InferenceSession[],
     private readonly spectrogram: DemucsSpectrogram,
     /** Source names in the network's output order. */
     readonly sources: readonly string[],
   ) {
     this.specInput = new Float32Array(spectrogram.specSize(2));
+    this.handOver = sessions.slice(0, -1).map((s) => preallocatedOutputs(s));
     const count = sources.length;
     this.specOutput = new ort.Tensor('float32', new Float32Array(count * spectrogram.specSize(2)), [
       1,
@@ -51,27 +59,44 @@ export class SegmentModel {
     ]);
   }
 
-  /** @param sources the network's sources in output order, as the model registry lists them. */
-  static async load(modelPath: string, sources: readonly string[], tuning: SessionTuning): Promise<SegmentModel> {
-    const session = await ort.InferenceSession.create(modelPath, htdemucsSessionOptions(tuning)).catch((err) => {
-      throw explainProviderError(tuning.executionProvider, err);
-    });
-    const [mixIn, specIn] = session.inputNames;
-    if (!mixIn || !specIn || session.outputNames.length !== 2) {
-      await session.release();
-      throw new Error(`${modelPath} does not look like an HTDemucs export (inputs ${session.inputNames.join(', ')})`);
+  /**
+   * @param model the model file, or its parts in order (prepared-model.ts).
+   * @param sources the network's sources in output order, as the model registry lists them.
+   */
+  static async load(
+    model: string | readonly string[],
+    sources: readonly string[],
+    tuning: SessionTuning,
+  ): Promise<SegmentModel> {
+    const paths = typeof model === 'string' ? [model] : model;
+    const modelPath = paths.join(' + ');
+    const sessions: ort.InferenceSession[] = [];
+    const releaseAll = () => Promise.all(sessions.map((s) => s.release()));
+    for (const path of paths) {
+      const created = await ort.InferenceSession.create(path, htdemucsSessionOptions(tuning)).catch(async (err) => {
+        await releaseAll();
+        throw explainProviderError(tuning.executionProvider, err);
+      });
+      sessions.push(created);
+    }
+    const first = sessions[0];
+    const session = sessions.at(-1);
+    const [mixIn, specIn] = first?.inputNames ?? [];
+    if (!first || !session || !mixIn || !specIn || session.outputNames.length !== 2) {
+      await releaseAll();
+      throw new Error(`${modelPath} does not look like an HTDemucs export (inputs ${first?.inputNames.join(', ')})`);
     }
     // The time branch is [1, sources, 2, frames]: a registry entry with the wrong source list
     // would otherwise surface as an opaque onnxruntime shape error at the first segment.
     const wave = session.outputMetadata[1];
     const outputs = wave?.isTensor ? wave.shape[1] : undefined;
     if (typeof outputs === 'number' && outputs !== sources.length) {
-      await session.release();
+      await releaseAll();
       throw new Error(
         `${modelPath} outputs ${outputs} sources, but its registry entry lists ${sources.length} (${sources.join(', ')})`,
       );
     }
-    return new SegmentModel(session, await DemucsSpectrogram.create(HTDEMUCS_SEGMENT_FRAMES), sources);
+    return new SegmentModel(sessions, await DemucsSpectrogram.create(HTDEMUCS_SEGMENT_FRAMES), sources);
   }
 
   /**
@@ -84,16 +109,23 @@ export class SegmentModel {
     const t0 = performance.now();
     this.spectrogram.analyze([mix.subarray(0, n), mix.subarray(n, 2 * n)], this.specInput);
     const t1 = performance.now();
-    // load() checked that there are two of each.
-    const [mixName, specName] = this.session.inputNames as [string, string];
-    const [specOutName, waveOutName] = this.session.outputNames as [string, string];
-    const out = await this.session.run(
-      {
-        [mixName]: new ort.Tensor('float32', mix, [1, 2, n]),
-        [specName]: new ort.Tensor('float32', this.specInput, [1, 4, HTDEMUCS_SPEC_BINS, HTDEMUCS_SPEC_FRAMES]),
-      },
-      { [specOutName]: this.specOutput, [waveOutName]: this.waveOutput },
-    );
+    const first = this.sessions[0]!;
+    const last = this.sessions.at(-1)!;
+    const [mixName, specName] = first.inputNames as [string, string];
+    const [specOutName, waveOutName] = last.outputNames as [string, string];
+    const tensors: Record<string, ort.Tensor> = {
+      [mixName]: new ort.Tensor('float32', mix, [1, 2, n]),
+      [specName]: new ort.Tensor('float32', this.specInput, [1, 4, HTDEMUCS_SPEC_BINS, HTDEMUCS_SPEC_FRAMES]),
+    };
+    for (let i = 0; i < this.sessions.length - 1; i++) {
+      const part = this.sessions[i]!;
+      const feeds = Object.fromEntries(part.inputNames.map((name) => [name, tensors[name]!]));
+      Object.assign(tensors, await part.run(feeds, this.handOver[i]!));
+    }
+    const out = await last.run(Object.fromEntries(last.inputNames.map((name) => [name, tensors[name]!])), {
+      [specOutName]: this.specOutput,
+      [waveOutName]: this.waveOutput,
+    });
     const t2 = performance.now();
     const spec = out[specOutName]!.data as Float32Array;
     const wave = out[waveOutName]!.data as Float32Array;
@@ -105,6 +137,30 @@ export class SegmentModel {
 
   async dispose(): Promise<void> {
     this.spectrogram.dispose();
-    await this.session.release();
+    for (const s of this.sessions) await s.release();
   }
+}
+
+const TYPED_ARRAYS = {
+  float32: Float32Array,
+  int64: BigInt64Array,
+  int32: Int32Array,
+  uint8: Uint8Array,
+  int8: Int8Array,
+  bool: Uint8Array,
+} as const;
+
+/** Output tensors of a session, allocated once from its declared static shapes; outputs of another shape or type are left to onnxruntime. */
+function preallocatedOutputs(session: ort.InferenceSession): Record<string, ort.Tensor> {
+  const out: Record<string, ort.Tensor> = {};
+  for (const m of session.outputMetadata) {
+    if (!m.isTensor || !m.shape.every((d) => typeof d === 'number' && d >= 0)) continue;
+    const dims = m.shape as number[];
+    const type = m.type as keyof typeof TYPED_ARRAYS;
+    const array = TYPED_ARRAYS[type];
+    if (!array) continue;
+    const size = dims.reduce((a, b) => a * b, 1);
+    out[m.name] = new ort.Tensor(type, new array(size) as Float32Array, dims);
+  }
+  return out;
 }

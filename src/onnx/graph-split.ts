@@ -1,0 +1,188 @@
+import { open, rename, rm } from 'node:fs/promises';
+import type { ModelStructure } from './model-file.ts';
+import type { OnnxNode } from './node.ts';
+import { lengthDelimitedHeader, ProtoWriter, readField } from './protobuf.ts';
+
+/**
+ * Splitting a graph in two models run one after the other: `first` computes everything the second
+ * part needs, `second` starts at the seed nodes and holds everything downstream of them. The tensors
+ * that cross (`cut`) become outputs of the first and inputs of the second. Constant nodes are
+ * copied into the part that reads them (into both when both do), so no constant crosses.
+ */
+export interface GraphSplit {
+  first: number[];
+  second: number[];
+  /** Tensors produced in the first part and read in the second, in production order. */
+  cut: string[];
+  /** The graph's inputs each part reads, and the graph's outputs each part produces. */
+  firstInputs: string[];
+  secondInputs: string[];
+  firstOutputs: string[];
+  secondOutputs: string[];
+}
+
+export function splitGraph(
+  nodes: readonly OnnxNode[],
+  isSecondSeed: (n: OnnxNode) => boolean,
+  graphInputs: readonly string[],
+  graphOutputs: readonly string[],
+): GraphSplit {
+  const producer = new Map<string, number>();
+  nodes.forEach((n, i) => {
+    for (const o of n.outputs) producer.set(o, i);
+  });
+  const inSecond = new Set<number>();
+  // Downstream closure of the seeds (nodes are in topological order).
+  nodes.forEach((n, i) => {
+    if (isSecondSeed(n) || n.inputs.some((x) => inSecond.has(producer.get(x) ?? -1))) inSecond.add(i);
+  });
+  const isConstant = (i: number) => nodes[i]?.op === 'Constant' && nodes[i]?.inputs.length === 0;
+  const reads = (part: number[]) => new Set(part.flatMap((i) => nodes[i]?.inputs ?? []));
+  const secondCore = nodes.map((_, i) => i).filter((i) => inSecond.has(i) && !isConstant(i));
+  const firstCore = nodes.map((_, i) => i).filter((i) => !inSecond.has(i) && !isConstant(i));
+  const withConstants = (core: number[]) => {
+    const r = reads(core);
+    const used = new Set(core);
+    nodes.forEach((n, i) => {
+      if (isConstant(i) && n.outputs.some((o) => r.has(o))) used.add(i);
+    });
+    return [...used].sort((a, b) => a - b);
+  };
+  const first = withConstants(firstCore);
+  const second = withConstants(secondCore);
+  const firstSet = new Set(first);
+  const secondReads = reads(second);
+  const cut: string[] = [];
+  for (const i of firstCore) for (const o of nodes[i]?.outputs ?? []) if (secondReads.has(o)) cut.push(o);
+  const firstReads = reads(first);
+  const produced = (part: number[]) => new Set(part.flatMap((i) => nodes[i]?.outputs ?? []));
+  const firstProduced = produced(first);
+  const secondProduced = produced(second);
+  for (const o of graphOutputs) {
+    if (!firstProduced.has(o) && !secondProduced.has(o)) throw new Error(`graph output ${o} has no producer`);
+  }
+  return {
+    first: [...firstSet],
+    second,
+    cut,
+    firstInputs: graphInputs.filter((x) => firstReads.has(x)),
+    secondInputs: graphInputs.filter((x) => secondReads.has(x)),
+    firstOutputs: graphOutputs.filter((o) => firstProduced.has(o) && !secondProduced.has(o)),
+    secondOutputs: graphOutputs.filter((o) => secondProduced.has(o)),
+  };
+}
+
+/** A graph input or output to declare: element type (TensorProto.DataType) and static dimensions. */
+export interface TensorDecl {
+  name: string;
+  /** 1 float, 7 int64, ... ; omitted: no type written (onnxruntime infers a graph output's type). */
+  elemType?: number;
+  /** Static dimensions; null (or a negative number) writes a dimension of unknown size. */
+  dims?: readonly (number | null)[];
+}
+
+/** ValueInfoProto: name 1, type 2 -> TypeProto.tensor_type 1 -> elem_type 1, shape 2 -> dim 1 -> dim_value 1. */
+function encodeValueInfo(d: TensorDecl): Buffer {
+  const w = new ProtoWriter().string(1, d.name);
+  if (d.elemType !== undefined) {
+    const dims = d.dims;
+    w.message(2, (t) =>
+      t.message(1, (tt) => {
+        tt.varint(1, d.elemType!);
+        if (dims)
+          tt.message(2, (s) => {
+            for (const v of dims) {
+              s.message(1, (dim) => {
+                if (v !== null && v >= 0) dim.varint(1, v);
+              });
+            }
+          });
+      }),
+    );
+  }
+  return w.finish();
+}
+
+/**
+ * Writes one part of a model: the given nodes (copied byte for byte), the initializers they read,
+ * and the declared inputs and outputs. The graph's other fields are kept, except value_info
+ * (onnxruntime infers shapes again). The file appears at `dest` only when complete.
+ */
+export async function writeModelPart(
+  s: ModelStructure,
+  nodeIndexes: readonly number[],
+  inputs: readonly TensorDecl[],
+  outputs: readonly TensorDecl[],
+  dest: string,
+): Promise<void> {
+  const src = await open(s.path, 'r');
+  const tmp = `${dest}.tmp-${process.pid}`;
+  const out = await open(tmp, 'w');
+  try {
+    const readAt = async (pos: number, length: number) => {
+      const buf = Buffer.alloc(length);
+      const { bytesRead } = await src.read(buf, 0, length, pos);
+      return buf.subarray(0, bytesRead);
+    };
+    const read = new Set(nodeIndexes.flatMap((i) => s.nodes[i]?.inputs ?? []));
+    const keepNodeField = new Set(nodeIndexes.map((i) => s.nodeField[i]));
+    const pieces: Array<Buffer | { from: number; to: number }> = [];
+    for (let i = 0; i < s.graphFields.length; i++) {
+      const f = s.graphFields[i]!;
+      if (f.field === 1) {
+        if (keepNodeField.has(i)) pieces.push({ from: f.headerStart, to: f.end });
+      } else if (f.field === 5) {
+        // TensorProto.name = 8; only the field headers are read, never the weights.
+        let name = '';
+        for (let pos = f.start; pos < f.end; ) {
+          const h = readField(await readAt(pos, 20), 0);
+          if (h.field === 8) {
+            name = (await readAt(pos + h.start, h.end - h.start)).toString('utf8');
+            break;
+          }
+          pos += h.end;
+        }
+        if (read.has(name)) pieces.push({ from: f.headerStart, to: f.end });
+      } else if (f.field !== 11 && f.field !== 12 && f.field !== 13) {
+        pieces.push({ from: f.headerStart, to: f.end });
+      }
+    }
+    for (const d of inputs) {
+      const b = encodeValueInfo(d);
+      pieces.push(Buffer.concat([lengthDelimitedHeader(11, b.length), b]));
+    }
+    for (const d of outputs) {
+      const b = encodeValueInfo(d);
+      pieces.push(Buffer.concat([lengthDelimitedHeader(12, b.length), b]));
+    }
+    const graphLength = pieces.reduce((n, p) => n + (Buffer.isBuffer(p) ? p.length : p.to - p.from), 0);
+    const copy = async (from: number, to: number) => {
+      const chunk = Buffer.alloc(Math.min(4 << 20, to - from));
+      for (let pos = from; pos < to; ) {
+        const { bytesRead } = await src.read(chunk, 0, Math.min(chunk.length, to - pos), pos);
+        if (bytesRead === 0) throw new Error(`${s.path} changed while it was being read`);
+        await out.write(chunk.subarray(0, bytesRead));
+        pos += bytesRead;
+      }
+    };
+    for (const f of s.modelFields) {
+      if (f.field !== 7) {
+        await copy(f.headerStart, f.end);
+        continue;
+      }
+      await out.write(lengthDelimitedHeader(7, graphLength));
+      for (const p of pieces) {
+        if (Buffer.isBuffer(p)) await out.write(p);
+        else await copy(p.from, p.to);
+      }
+    }
+    await out.close();
+    await rename(tmp, dest);
+  } catch (err) {
+    await out.close().catch(() => undefined);
+    await rm(tmp, { force: true });
+    throw err;
+  } finally {
+    await src.close();
+  }
+}
