@@ -1,5 +1,5 @@
-import { open, rename, rm } from 'node:fs/promises';
-import type { ModelStructure } from './model-file.ts';
+import { open } from 'node:fs/promises';
+import { type GraphPiece, type ModelStructure, readAt, writeModelWithGraph } from './model-file.ts';
 import type { OnnxNode } from './node.ts';
 import { lengthDelimitedHeader, ProtoWriter, readField } from './protobuf.ts';
 
@@ -115,18 +115,11 @@ export async function writeModelPart(
   outputs: readonly TensorDecl[],
   dest: string,
 ): Promise<void> {
+  const read = new Set(nodeIndexes.flatMap((i) => s.nodes[i]?.inputs ?? []));
+  const keepNodeField = new Set(nodeIndexes.map((i) => s.nodeField[i]));
+  const pieces: GraphPiece[] = [];
   const src = await open(s.path, 'r');
-  const tmp = `${dest}.tmp-${process.pid}`;
-  const out = await open(tmp, 'w');
   try {
-    const readAt = async (pos: number, length: number) => {
-      const buf = Buffer.alloc(length);
-      const { bytesRead } = await src.read(buf, 0, length, pos);
-      return buf.subarray(0, bytesRead);
-    };
-    const read = new Set(nodeIndexes.flatMap((i) => s.nodes[i]?.inputs ?? []));
-    const keepNodeField = new Set(nodeIndexes.map((i) => s.nodeField[i]));
-    const pieces: Array<Buffer | { from: number; to: number }> = [];
     for (let i = 0; i < s.graphFields.length; i++) {
       const f = s.graphFields[i]!;
       if (f.field === 1) {
@@ -135,9 +128,9 @@ export async function writeModelPart(
         // TensorProto.name = 8; only the field headers are read, never the weights.
         let name = '';
         for (let pos = f.start; pos < f.end; ) {
-          const h = readField(await readAt(pos, 20), 0);
+          const h = readField(await readAt(src, pos, 20), 0);
           if (h.field === 8) {
-            name = (await readAt(pos + h.start, h.end - h.start)).toString('utf8');
+            name = (await readAt(src, pos + h.start, h.end - h.start)).toString('utf8');
             break;
           }
           pos += h.end;
@@ -147,42 +140,16 @@ export async function writeModelPart(
         pieces.push({ from: f.headerStart, to: f.end });
       }
     }
-    for (const d of inputs) {
-      const b = encodeValueInfo(d);
-      pieces.push(Buffer.concat([lengthDelimitedHeader(11, b.length), b]));
-    }
-    for (const d of outputs) {
-      const b = encodeValueInfo(d);
-      pieces.push(Buffer.concat([lengthDelimitedHeader(12, b.length), b]));
-    }
-    const graphLength = pieces.reduce((n, p) => n + (Buffer.isBuffer(p) ? p.length : p.to - p.from), 0);
-    const copy = async (from: number, to: number) => {
-      const chunk = Buffer.alloc(Math.min(4 << 20, to - from));
-      for (let pos = from; pos < to; ) {
-        const { bytesRead } = await src.read(chunk, 0, Math.min(chunk.length, to - pos), pos);
-        if (bytesRead === 0) throw new Error(`${s.path} changed while it was being read`);
-        await out.write(chunk.subarray(0, bytesRead));
-        pos += bytesRead;
-      }
-    };
-    for (const f of s.modelFields) {
-      if (f.field !== 7) {
-        await copy(f.headerStart, f.end);
-        continue;
-      }
-      await out.write(lengthDelimitedHeader(7, graphLength));
-      for (const p of pieces) {
-        if (Buffer.isBuffer(p)) await out.write(p);
-        else await copy(p.from, p.to);
-      }
-    }
-    await out.close();
-    await rename(tmp, dest);
-  } catch (err) {
-    await out.close().catch(() => undefined);
-    await rm(tmp, { force: true });
-    throw err;
   } finally {
     await src.close();
   }
+  for (const d of inputs) {
+    const b = encodeValueInfo(d);
+    pieces.push(Buffer.concat([lengthDelimitedHeader(11, b.length), b]));
+  }
+  for (const d of outputs) {
+    const b = encodeValueInfo(d);
+    pieces.push(Buffer.concat([lengthDelimitedHeader(12, b.length), b]));
+  }
+  await writeModelWithGraph(s, pieces, dest);
 }

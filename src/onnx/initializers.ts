@@ -1,5 +1,5 @@
-import { open, rename, rm, type FileHandle } from 'node:fs/promises';
-import type { ModelStructure } from './model-file.ts';
+import { open } from 'node:fs/promises';
+import { type GraphPiece, type ModelStructure, readAt, writeModelWithGraph } from './model-file.ts';
 import { lengthDelimitedHeader, ProtoWriter, readField, readVarint } from './protobuf.ts';
 
 /** Where an initializer (GraphProto.initializer = 5, a TensorProto) lies in the file, and what it is. */
@@ -12,12 +12,6 @@ export interface InitializerInfo {
   fieldIndex: number;
   /** File range of raw_data, when the values are stored there (as exporters do). */
   raw?: { start: number; end: number };
-}
-
-async function readAt(fh: FileHandle, pos: number, length: number): Promise<Buffer> {
-  const buf = Buffer.alloc(length);
-  const { bytesRead } = await fh.read(buf, 0, length, pos);
-  return buf.subarray(0, bytesRead);
 }
 
 /** The model's initializers by name; only field headers are read (TensorProto: dims 1, data_type 2, name 8, raw_data 9). */
@@ -83,43 +77,11 @@ export async function writeReplacedFields(
   replace: Map<number, Buffer[]>,
   dest: string,
 ): Promise<void> {
-  const pieces: Array<Buffer | { from: number; to: number }> = [];
+  const pieces: GraphPiece[] = [];
   s.graphFields.forEach((f, i) => {
     const r = replace.get(i);
     if (r) pieces.push(...r);
     else pieces.push({ from: f.headerStart, to: f.end });
   });
-  const graphLength = pieces.reduce((n, p) => n + (Buffer.isBuffer(p) ? p.length : p.to - p.from), 0);
-  const tmp = `${dest}.tmp-${process.pid}`;
-  const src = await open(s.path, 'r');
-  const out = await open(tmp, 'w');
-  try {
-    const copy = async (from: number, to: number) => {
-      for (let pos = from; pos < to; ) {
-        const chunk = await readAt(src, pos, Math.min(4 << 20, to - pos));
-        if (chunk.length === 0) throw new Error(`${s.path} changed while it was being read`);
-        await out.write(chunk);
-        pos += chunk.length;
-      }
-    };
-    for (const f of s.modelFields) {
-      if (f.field !== 7) {
-        await copy(f.headerStart, f.end);
-        continue;
-      }
-      await out.write(lengthDelimitedHeader(7, graphLength));
-      for (const p of pieces) {
-        if (Buffer.isBuffer(p)) await out.write(p);
-        else await copy(p.from, p.to);
-      }
-    }
-    await out.close();
-    await rename(tmp, dest);
-  } catch (err) {
-    await out.close().catch(() => undefined);
-    await rm(tmp, { force: true });
-    throw err;
-  } finally {
-    await src.close();
-  }
+  await writeModelWithGraph(s, pieces, dest);
 }

@@ -34,7 +34,8 @@ export interface FileField {
   end: number;
 }
 
-async function readAt(fh: FileHandle, pos: number, length: number): Promise<Buffer> {
+/** Up to `length` bytes of the file from `pos` (fewer at its end). */
+export async function readAt(fh: FileHandle, pos: number, length: number): Promise<Buffer> {
   const buf = Buffer.alloc(length);
   const { bytesRead } = await fh.read(buf, 0, length, pos);
   return buf.subarray(0, bytesRead);
@@ -126,26 +127,43 @@ export async function writeEditedModel(s: ModelStructure, edit: GraphEdit, dest:
       return Buffer.concat([lengthDelimitedHeader(1, b.length), b]);
     });
   // The graph's pieces in order: copied ranges of the source file, or new bytes.
-  const pieces: Array<Buffer | { from: number; to: number }> = [];
+  const pieces: GraphPiece[] = [];
   s.graphFields.forEach((f, i) => {
     const nodeIndex = nodeAt.get(i);
     if (nodeIndex !== undefined) pieces.push(...inserted(nodeIndex));
     if (kept.has(i)) pieces.push({ from: f.headerStart, to: f.end });
   });
   pieces.push(...inserted(s.nodes.length));
-  const graphLength = pieces.reduce((n, p) => n + (Buffer.isBuffer(p) ? p.length : p.to - p.from), 0);
+  const opsets = Object.entries(edit.addOpsets)
+    .filter(([domain]) => !s.opsetDomains.includes(domain))
+    .map(([domain, version]) => new ProtoWriter().message(8, (o) => o.string(1, domain).varint(2, version)).finish());
+  await writeModelWithGraph(s, pieces, dest, opsets);
+}
 
+/** A graph's content in order: a byte range copied from the source file, or new bytes. */
+export type GraphPiece = Buffer | { from: number; to: number };
+
+/**
+ * Writes a copy of the model whose graph is `pieces`, followed by the `extra` model fields. Every
+ * other model field is copied byte for byte; the file appears at `dest` only when complete.
+ */
+export async function writeModelWithGraph(
+  s: ModelStructure,
+  pieces: readonly GraphPiece[],
+  dest: string,
+  extra: readonly Buffer[] = [],
+): Promise<void> {
+  const graphLength = pieces.reduce((n, p) => n + (Buffer.isBuffer(p) ? p.length : p.to - p.from), 0);
   const tmp = `${dest}.tmp-${process.pid}`;
   const src = await open(s.path, 'r');
   const out = await open(tmp, 'w');
   try {
     const copy = async (from: number, to: number) => {
-      const chunk = Buffer.alloc(Math.min(4 << 20, to - from));
       for (let pos = from; pos < to; ) {
-        const { bytesRead } = await src.read(chunk, 0, Math.min(chunk.length, to - pos), pos);
-        if (bytesRead === 0) throw new Error(`${s.path} changed while it was being read`);
-        await out.write(chunk.subarray(0, bytesRead));
-        pos += bytesRead;
+        const chunk = await readAt(src, pos, Math.min(4 << 20, to - pos));
+        if (chunk.length === 0) throw new Error(`${s.path} changed while it was being read`);
+        await out.write(chunk);
+        pos += chunk.length;
       }
     };
     for (const f of s.modelFields) {
@@ -159,10 +177,7 @@ export async function writeEditedModel(s: ModelStructure, edit: GraphEdit, dest:
         else await copy(p.from, p.to);
       }
     }
-    for (const [domain, version] of Object.entries(edit.addOpsets)) {
-      if (s.opsetDomains.includes(domain)) continue;
-      await out.write(new ProtoWriter().message(8, (o) => o.string(1, domain).varint(2, version)).finish());
-    }
+    for (const b of extra) await out.write(b);
     await out.close();
     await rename(tmp, dest);
   } catch (err) {
