@@ -56,7 +56,12 @@ async function loadFast(init: EngineInit): Promise<SegmentModel | undefined> {
     if (prepared.rewrites.int8MatMuls === 0) return undefined;
     const tuning = { executionProvider: init.executionProvider, threads: init.threads };
     return await SegmentModel.load(init.splitGraph ? prepared.parts : prepared.path, init.sources, tuning);
-  } catch {
+  } catch (err) {
+    // The operator's log says so; the error's code only (its message may name a server path).
+    const code = (err as NodeJS.ErrnoException)?.code ?? (err instanceof Error ? err.name : 'unknown error');
+    process.stderr.write(
+      `stemforge: FAST's int8 model could not be prepared (${code}); FAST jobs run the float model\n`,
+    );
     return undefined;
   }
 }

@@ -82,11 +82,11 @@ export async function prepareModel(
   await mkdir(dir, { recursive: true });
   let int8MatMuls = 0;
   if (changed && options.int8MatMuls) {
-    const fused = `${path}.fused-${process.pid}`;
-    await writeEditedModel(structure, edit, fused);
-    int8MatMuls = await quantizeMatMuls(fused, path);
-    if (int8MatMuls === 0) await rename(fused, path);
-    else await rm(fused, { force: true });
+    const fusedPath = `${path}.fused-${process.pid}`;
+    await writeEditedModel(structure, edit, fusedPath);
+    int8MatMuls = await quantizeMatMuls(fusedPath, path);
+    if (int8MatMuls === 0) await rename(fusedPath, path);
+    else await rm(fusedPath, { force: true });
   } else if (changed) await writeEditedModel(structure, edit, path);
   const written = changed ? await sha256File(path) : '';
   const partFiles = [`${stem}-part1.onnx`, `${stem}-part2.onnx`];
