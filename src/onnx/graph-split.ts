@@ -1,7 +1,7 @@
-import { open } from 'node:fs/promises';
-import { type GraphPiece, type ModelStructure, readAt, writeModelWithGraph } from './model-file.ts';
+import { readInitializers } from './initializers.ts';
+import { type GraphPiece, type ModelStructure, writeModelWithGraph } from './model-file.ts';
 import type { OnnxNode } from './node.ts';
-import { lengthDelimitedHeader, ProtoWriter, readField } from './protobuf.ts';
+import { lengthDelimitedHeader, ProtoWriter } from './protobuf.ts';
 
 /**
  * Splitting a graph in two models run one after the other: `first` computes everything the second
@@ -50,7 +50,6 @@ export function splitGraph(
   };
   const first = withConstants(firstCore);
   const second = withConstants(secondCore);
-  const firstSet = new Set(first);
   const secondReads = reads(second);
   const cut: string[] = [];
   for (const i of firstCore) for (const o of nodes[i]?.outputs ?? []) if (secondReads.has(o)) cut.push(o);
@@ -62,7 +61,7 @@ export function splitGraph(
     if (!firstProduced.has(o) && !secondProduced.has(o)) throw new Error(`graph output ${o} has no producer`);
   }
   return {
-    first: [...firstSet],
+    first,
     second,
     cut,
     firstInputs: graphInputs.filter((x) => firstReads.has(x)),
@@ -117,32 +116,18 @@ export async function writeModelPart(
 ): Promise<void> {
   const read = new Set(nodeIndexes.flatMap((i) => s.nodes[i]?.inputs ?? []));
   const keepNodeField = new Set(nodeIndexes.map((i) => s.nodeField[i]));
+  // Initializers by field index (only their headers are read, never the weights).
+  const initializerAt = new Map([...(await readInitializers(s)).values()].map((x) => [x.fieldIndex, x.name]));
   const pieces: GraphPiece[] = [];
-  const src = await open(s.path, 'r');
-  try {
-    for (let i = 0; i < s.graphFields.length; i++) {
-      const f = s.graphFields[i]!;
-      if (f.field === 1) {
-        if (keepNodeField.has(i)) pieces.push({ from: f.headerStart, to: f.end });
-      } else if (f.field === 5) {
-        // TensorProto.name = 8; only the field headers are read, never the weights.
-        let name = '';
-        for (let pos = f.start; pos < f.end; ) {
-          const h = readField(await readAt(src, pos, 20), 0);
-          if (h.field === 8) {
-            name = (await readAt(src, pos + h.start, h.end - h.start)).toString('utf8');
-            break;
-          }
-          pos += h.end;
-        }
-        if (read.has(name)) pieces.push({ from: f.headerStart, to: f.end });
-      } else if (f.field !== 11 && f.field !== 12 && f.field !== 13) {
-        pieces.push({ from: f.headerStart, to: f.end });
-      }
-    }
-  } finally {
-    await src.close();
-  }
+  // Nodes and initializers of this part; inputs (11), outputs (12) and value_info (13) are declared anew.
+  const kept = (field: number, i: number) => {
+    if (field === 1) return keepNodeField.has(i);
+    if (field === 5) return read.has(initializerAt.get(i) ?? '');
+    return field !== 11 && field !== 12 && field !== 13;
+  };
+  s.graphFields.forEach((f, i) => {
+    if (kept(f.field, i)) pieces.push({ from: f.headerStart, to: f.end });
+  });
   for (const d of inputs) {
     const b = encodeValueInfo(d);
     pieces.push(Buffer.concat([lengthDelimitedHeader(11, b.length), b]));
