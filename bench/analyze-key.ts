@@ -119,7 +119,7 @@ for (const e of entries) {
     (await decodeToPlanar(e.path, { sampleRate: ANALYSIS_SAMPLE_RATE, channels: 1 })).channels[0]!,
   );
   for (const [f, opts] of Object.entries(fronts)) {
-    const acc = new ChromaAccumulator(ANALYSIS_SAMPLE_RATE, opts);
+    const acc = new ChromaAccumulator(ANALYSIS_SAMPLE_RATE, { ...opts, bass: true });
     for (let i = 0; i < samples.length; i += 16_384) acc.push(samples.subarray(i, i + 16_384));
     const fine = acc.fineHistogram();
     const tuning = estimateTuning(fine);

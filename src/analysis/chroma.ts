@@ -28,6 +28,8 @@ export interface ChromaOptions {
   weight?: 'magnitude' | 'log';
   /** Peaks above this frequency are ignored (mostly upper partials, which blur the mode). */
   maxHz?: number;
+  /** Also accumulate the bass chroma (`bassHistogram`); the key does not read it, the bench does. */
+  bass?: boolean;
 }
 
 /**
@@ -43,6 +45,7 @@ export const SHIPPED_CHROMA: Required<ChromaOptions> = {
   harmonicDecay: 0.6,
   weight: 'magnitude',
   maxHz: 5000,
+  bass: false,
 };
 
 /**
@@ -129,7 +132,7 @@ export class ChromaAccumulator {
         const e = amp * o.harmonicDecay ** (harmonic - 1);
         addPitch(h, f, e);
         sum += e;
-        if (f < BASS_MAX_HZ) {
+        if (o.bass && f < BASS_MAX_HZ) {
           addPitch(bass, f, e);
           bassSum += e;
         }
