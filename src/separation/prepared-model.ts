@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { readModelStructure, writeEditedModel } from '../onnx/model-file.ts';
 import { dropDeadNodes } from '../onnx/graph-edit.ts';
@@ -82,11 +82,11 @@ export async function prepareModel(
   await mkdir(dir, { recursive: true });
   let int8MatMuls = 0;
   if (changed && options.int8MatMuls) {
-    const fusedPath = `${path}.fused-${process.pid}`;
-    await writeEditedModel(structure, edit, fusedPath);
-    int8MatMuls = await quantizeMatMuls(fusedPath, path);
-    if (int8MatMuls === 0) await rename(fusedPath, path);
-    else await rm(fusedPath, { force: true });
+    // Quantized from the float copy (made here, or reused: the other tiers load it first), not
+    // fused and written a second time.
+    const float = await prepareModel(modelPath, sha256, cacheDir);
+    int8MatMuls = await quantizeMatMuls(float.path, path);
+    if (int8MatMuls === 0) await writeEditedModel(structure, edit, path);
   } else if (changed) await writeEditedModel(structure, edit, path);
   const written = changed ? await sha256File(path) : '';
   const partFiles = [`${stem}-part1.onnx`, `${stem}-part2.onnx`];
