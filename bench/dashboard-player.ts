@@ -23,6 +23,7 @@ import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
 import { startTestServer } from '../test/helpers/server.ts';
 import { sharedPath } from '../support/shared.ts';
+import { holdWholeFileDownloads, STEM_DOWNLOADS } from '../support/hold-downloads.ts';
 import { commitFinishedJob } from '../test/helpers/finished-job.ts';
 import { createAccount } from '../src/store/accounts.ts';
 import { setPasswordHash } from '../src/store/account-passwords.ts';
@@ -116,14 +117,7 @@ try {
     pressToSound.push(Number(await attr('data-play-latency-ms')));
 
     // 2. the same with the whole-file downloads (the decoder's; media elements ask for ranges) held.
-    let release = () => {};
-    const held = new Promise<void>((go) => {
-      release = go;
-    });
-    await page.route('**/v1/blobs/**', async (route) => {
-      if (!route.request().headers().range) await held;
-      await route.continue().catch(() => {});
-    });
+    const release = await holdWholeFileDownloads(page);
     await page.goto(jobUrl);
     await page.getByRole('button', { name: 'Play' }).click();
     await advancing();
@@ -143,7 +137,7 @@ try {
     resyncs += Number(await attr('data-resyncs'));
     release();
     await player.and(page.locator('[data-mode="buffers"]')).waitFor({ timeout: 120_000 });
-    await page.unroute('**/v1/blobs/**');
+    await page.unroute(STEM_DOWNLOADS);
     for (const at of seeks) {
       await seekTo(at);
       await page.waitForTimeout(100);

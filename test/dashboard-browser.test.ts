@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { sharedPath } from '../support/shared.ts';
+import { holdWholeFileDownloads, STEM_DOWNLOADS } from '../support/hold-downloads.ts';
 import { startWorkers, type Workers } from '../src/worker/start.ts';
 import { createAccount } from '../src/store/accounts.ts';
 import { setPasswordHash } from '../src/store/account-passwords.ts';
@@ -199,14 +200,7 @@ describe('dashboard (Chromium, real server)', () => {
   test('a play pressed before the stems are decoded starts at once on media elements, stays aligned over seeks, then moves onto the buffers', async () => {
     // Hold the whole-file downloads the decoder makes (media elements ask for byte ranges), so the
     // stems cannot be decoded: a player that decodes before it plays never starts here.
-    let release = () => {};
-    const held = new Promise<void>((go) => {
-      release = go;
-    });
-    await page.route('**/v1/blobs/**', async (route) => {
-      if (!route.request().headers().range) await held;
-      await route.continue().catch(() => {});
-    });
+    const release = await holdWholeFileDownloads(page);
     try {
       await page.goto(`${s.base}/jobs/${encodeURIComponent(jobId)}`);
       await heading(page, SHOWN_NAME);
@@ -246,7 +240,7 @@ describe('dashboard (Chromium, real server)', () => {
       await page.getByRole('button', { name: 'Pause' }).click();
     } finally {
       release();
-      await page.unroute('**/v1/blobs/**');
+      await page.unroute(STEM_DOWNLOADS);
     }
   });
 
