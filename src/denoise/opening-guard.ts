@@ -15,7 +15,7 @@ import { FrameBuffer } from './frame-buffer.ts';
  */
 const OPENING_FRAMES = 100;
 const OPENING_FLOOR_FRAMES = 50;
-const OPENING_BUDGET = 4;
+const OPENING_BUDGET = 10;
 
 /** Weight in [0, 1] of the opening guard at frame `t` frames after the input's first frame. */
 function openingWeight(t: number): number {
