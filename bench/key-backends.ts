@@ -184,6 +184,38 @@ function sumOf(frames: Float64Array[], map: (f: Float64Array) => ArrayLike<numbe
   return g;
 }
 
+/**
+ * Temperley's Bayesian key finder (Temperley 2007, "Music and Probability", ch. 4): a key's
+ * likelihood is the product over segments of p(pc present | key) for the pitch classes present and
+ * 1 - p for those absent, with his Kostka-Payne presence probabilities (Essentia's
+ * "temperley2005"). A segment is `span` frames; a class's presence is soft: its largest share of
+ * the segment's frames over `threshold` times the frame's top class, capped at 1.
+ */
+export const KOSTKA_PAYNE = {
+  major: [0.748, 0.06, 0.488, 0.082, 0.67, 0.46, 0.096, 0.715, 0.104, 0.366, 0.057, 0.4],
+  minor: [0.712, 0.084, 0.474, 0.618, 0.049, 0.46, 0.105, 0.747, 0.404, 0.067, 0.133, 0.33],
+};
+export function bayesianKeyMethod(span: number, threshold: number): KeyMethod {
+  return (x) => {
+    const scores = Array(24).fill(0) as number[];
+    for (let t0 = 0; t0 < x.frames.length; t0 += span) {
+      const q = new Float64Array(12);
+      for (const f of x.frames.slice(t0, t0 + span)) {
+        const top = Math.max(...f);
+        for (let i = 0; i < 12; i++) q[i] = Math.max(q[i]!, Math.min(1, f[i]! / (threshold * top)));
+      }
+      KEYS.forEach((k, n) => {
+        const p = KOSTKA_PAYNE[k.mode];
+        for (let i = 0; i < 12; i++) {
+          const pi = p[(i - k.tonic + 12) % 12]!;
+          scores[n]! += q[i]! * Math.log(pi) + (1 - q[i]!) * Math.log(1 - pi);
+        }
+      });
+    }
+    return nameOf(scores);
+  };
+}
+
 /** Every back end measured, by name. */
 export function keyMethods(): Record<string, KeyMethod> {
   const m: Record<string, KeyMethod> = {};
@@ -203,7 +235,7 @@ export function keyMethods(): Record<string, KeyMethod> {
       for (let i = 0; i < 12; i++) g[i]! += [at(t - 1)[i]!, at(t)[i]!, at(t + 1)[i]!].sort((a, b) => a - b)[1]!;
     return shipped(g);
   };
-  for (const g of [0.35, 0.5, 0.7]) m[`global chroma ^${g}`] = (x) => shipped(x.global.map((v) => v ** g));
+  for (const g of [0.5]) m[`global chroma ^${g}`] = (x) => shipped(x.global.map((v) => v ** g));
   m['frames normalised to their max'] = (x) => shipped(sumOf(x.frames, (f) => f.map((v) => v / Math.max(...f))));
   for (const th of [0.35, 0.5])
     m[`pitch-class presence (>= ${th} of frame max)`] = (x) =>
@@ -219,5 +251,10 @@ export function keyMethods(): Record<string, KeyMethod> {
     ['Temperley', TEMPERLEY],
   ] as const)
     for (const beta of [10, 30]) m[`chord model (${name} root weights), beta ${beta}`] = chordKeyMethod(prof, beta, 4);
+  for (const span of [1, 4])
+    for (const th of [0.25, 0.5])
+      m[`Temperley Bayesian, ${span}-frame segments, presence ${th}`] = bayesianKeyMethod(span, th);
+  m['Kostka-Payne profile, correlation'] = (x) =>
+    estimateKey(x.global, [{ name: 'kostka-payne', ...KOSTKA_PAYNE }])?.name ?? null;
   return m;
 }
