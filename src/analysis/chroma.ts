@@ -1,3 +1,4 @@
+import { subtractPartials } from './chroma-partials.ts';
 import { Framer } from './frames.ts';
 import { MagnitudeSpectrum } from './spectrum.ts';
 
@@ -30,6 +31,14 @@ export interface ChromaOptions {
   maxHz?: number;
   /** Also accumulate the bass chroma (`bassHistogram`); the key does not read it, the bench does. */
   bass?: boolean;
+  /**
+   * Harmonic subtraction: a peak near the h-th harmonic (h = 2..8) of a lower peak loses
+   * that peak's amplitude times decay^(h-1), so the chroma leans to fundamentals (0 = off; measured
+   * worse on real music, docs/analysis.md).
+   */
+  partialDecay?: number;
+  /** Also keep every frame's normalised 10-cent histogram (`frameHistograms`), for key-over-time benches. */
+  frames?: boolean;
 }
 
 /**
@@ -46,6 +55,8 @@ export const SHIPPED_CHROMA: Required<ChromaOptions> = {
   weight: 'magnitude',
   maxHz: 5000,
   bass: false,
+  frames: false,
+  partialDecay: 0,
 };
 
 /**
@@ -70,6 +81,10 @@ export class ChromaAccumulator {
   private readonly env: Float64Array;
   private readonly prefix: Float64Array;
   private readonly opts: Required<ChromaOptions>;
+  /** The frame's selected peaks (frequency, weight), at most one per two bins. */
+  private readonly peakHz: Float64Array;
+  private readonly peakAmp: Float64Array;
+  private readonly perFrame: Float64Array[] = [];
   private frames = 0;
   private contrastSum = 0;
 
@@ -84,6 +99,8 @@ export class ChromaAccumulator {
     const binHz = sampleRate / CHROMA_FRAME;
     this.minBin = Math.max(2, Math.floor(MIN_HZ / binHz));
     this.maxBin = Math.min(this.spectrum.bins - 2, Math.ceil(this.opts.maxHz / binHz));
+    this.peakHz = new Float64Array((this.maxBin >> 1) + 2);
+    this.peakAmp = new Float64Array(this.peakHz.length);
     this.framer = new Framer(CHROMA_FRAME, CHROMA_HOP, (frame) => this.onFrame(frame));
   }
 
@@ -109,6 +126,7 @@ export class ChromaAccumulator {
     let peakSum = 0;
     let sum = 0;
     let bassSum = 0;
+    let n = 0;
     for (let k = this.minBin; k <= this.maxBin; k++) {
       const v = m[k]!;
       if (v < floor || v <= m[k - 1]! || v < m[k + 1]!) continue;
@@ -126,6 +144,14 @@ export class ChromaAccumulator {
       if (o.peakContrast > 0 && v < o.peakContrast * this.env[k]!) continue;
       if (o.whiten > 0) amp /= (this.env[k]! + 1e-9) ** o.whiten;
       if (o.weight === 'log') amp = Math.log1p((100 * amp) / (o.whiten > 0 ? 1 : maxMag));
+      this.peakHz[n] = hz;
+      this.peakAmp[n++] = amp;
+    }
+    if (o.partialDecay > 0) subtractPartials(this.peakHz, this.peakAmp, n, o.partialDecay);
+    for (let j = 0; j < n; j++) {
+      const hz = this.peakHz[j]!;
+      const amp = this.peakAmp[j]!;
+      if (!(amp > 0)) continue;
       for (let harmonic = 1; harmonic <= o.harmonics; harmonic++) {
         const f = hz / harmonic;
         if (harmonic > 1 && f < MIN_HZ) break;
@@ -141,6 +167,7 @@ export class ChromaAccumulator {
     // A frame with peaks counts (towards the minimum length and the gate) even when none stands out.
     if (peakSum <= 0) return;
     if (sum > 0) for (let i = 0; i < FINE_BINS; i++) this.total[i]! += h[i]! / sum;
+    if (o.frames) this.perFrame.push(sum > 0 ? h.map((v) => v / sum) : new Float64Array(FINE_BINS));
     if (bassSum > 0) for (let i = 0; i < FINE_BINS; i++) this.bassTotal[i]! += bass[i]! / bassSum;
     this.frames++;
     this.contrastSum += sum > 0 ? frameContrast(h) : 0;
@@ -175,6 +202,11 @@ export class ChromaAccumulator {
   /** The accumulated 10-cent histogram (for adding stems together). */
   fineHistogram(): Float64Array {
     return this.total.slice();
+  }
+
+  /** Every counted frame's 10-cent histogram, each summing to 1 (zeros where no peak stood out). */
+  frameHistograms(): Float64Array[] {
+    return this.perFrame.slice();
   }
 
   /** The key histogram from the peaks below BASS_MAX_HZ only: the bass line, which tends to the tonic. */
