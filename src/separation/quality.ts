@@ -1,3 +1,5 @@
+import type { Flip } from './test-time-augmentation.ts';
+
 /** Quality tiers of the API and the inference settings behind them. */
 export type QualityTier = 'FAST' | 'BALANCED' | 'BEST';
 
@@ -6,8 +8,18 @@ export interface InferenceSettings {
   overlap: number;
   /** Randomly shifted passes averaged (Demucs' `shifts`); 0 = one plain pass. Cost x max(1, shifts). */
   shifts: number;
+  /**
+   * Flipped passes averaged with each plain one (test-time-augmentation.ts): channels swapped,
+   * polarity inverted, or both; absent = none. Cost x (1 + flips.length).
+   */
+  flips?: readonly Flip[];
   /** Seed of the random shifts (default 0): the same seed gives the same stems. */
   seed?: number;
+}
+
+/** Network passes per segment position: `max(1, shifts)` shifted passes, each with its flips. */
+export function passCount(s: InferenceSettings): number {
+  return Math.max(1, s.shifts) * (1 + (s.flips?.length ?? 0));
 }
 
 /**
