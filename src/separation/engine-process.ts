@@ -44,7 +44,7 @@ async function load(init: EngineInit): Promise<SegmentModel | undefined> {
 
 /**
  * FAST's model: a copy whose MatMul weights run as int8 (matmul-quantization.ts), prepared and
- * loaded at the first FAST job. Undefined when not wanted or not loadable: FAST then runs the float
+ * loaded at the first FAST job, and run whole unless `splitFast` (faster; a higher peak). Undefined when not wanted or not loadable: FAST then runs the float
  * model like the other tiers.
  */
 let fastModel: Promise<SegmentModel | undefined> | undefined;
@@ -55,7 +55,8 @@ async function loadFast(init: EngineInit): Promise<SegmentModel | undefined> {
     const prepared = await prepareModel(init.modelPath, init.sha256, init.cacheDir, { int8MatMuls: true });
     if (prepared.rewrites.int8MatMuls === 0) return undefined;
     const tuning = { executionProvider: init.executionProvider, threads: init.threads };
-    return await SegmentModel.load(init.splitGraph ? prepared.parts : prepared.path, init.sources, tuning);
+    const split = init.splitGraph && init.splitFast;
+    return await SegmentModel.load(split ? prepared.parts : prepared.path, init.sources, tuning);
   } catch (err) {
     // The operator's log says so; the error's code only (its message may name a server path).
     const code = (err as NodeJS.ErrnoException)?.code ?? (err instanceof Error ? err.name : 'unknown error');
