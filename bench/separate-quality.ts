@@ -64,9 +64,9 @@ try {
   const exported = resolveModel('htdemucs', { modelsDir: join(dir, 'models') })!.files['htdemucs.onnx']!;
   const { parts } = await prepareModel(exported, spec.files[0]!.sha256!, join(dir, 'models'));
   const model = await SegmentModel.load(parts, spec.stems!, { executionProvider: 'cpu', threads: 2 });
-  // FAST's model as the engine runs it: MatMul weights as int8 (matmul-quantization.ts).
+  // FAST's model as the engine runs it: MatMul weights as int8 (matmul-quantization.ts), whole.
   const int8 = await prepareModel(exported, spec.files[0]!.sha256!, join(dir, 'models'), { int8MatMuls: true });
-  const fastModel = await SegmentModel.load(int8.parts, spec.stems!, { executionProvider: 'cpu', threads: 2 });
+  const fastModel = await SegmentModel.load(int8.path, spec.stems!, { executionProvider: 'cpu', threads: 2 });
   const stems: StemName[] = ['drums', 'bass', 'other', 'vocals', 'instrumental'];
   const rows: Array<[string, Record<string, number>, number]> = [];
 
