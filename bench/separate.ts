@@ -77,6 +77,8 @@ async function child(a: ChildArgs): Promise<void> {
     splitGraph,
     splitFast,
     executionProvider: provider,
+    // As the CLI: a one-job process loads only the model its tier runs.
+    firstTier: quality.toUpperCase() as 'FAST',
   });
   const { loadMs, rewrites } = await engine.start();
   const r = await engine.separateFile({

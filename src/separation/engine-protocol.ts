@@ -2,6 +2,7 @@ import type { FfmpegTools } from '../audio/tools.ts';
 import type { RpcCall, RpcReply } from '../offload/rpc.ts';
 import type { SeparateRequest, SeparateResult } from './separate-file.ts';
 import type { ExecutionProvider } from './session-options.ts';
+import type { QualityTier } from './quality.ts';
 import type { GraphRewrites } from './prepared-model.ts';
 
 /** What the separation process needs to load its model (the first message it receives). */
@@ -21,6 +22,8 @@ export interface EngineInit {
   splitFast: boolean;
   /** FAST jobs run a copy with int8 MatMul weights (matmul-quantization.ts). */
   int8Fast: boolean;
+  /** The tier the first job is expected to ask for: FAST loads only FAST's model at start. */
+  firstTier?: QualityTier;
   executionProvider: ExecutionProvider;
   threads: number;
   tools: FfmpegTools;

@@ -56,6 +56,12 @@ export interface SeparationEngineOptions {
    */
   int8Fast?: boolean;
   /**
+   * The tier the first job is expected to ask for (the CLI knows it). FAST: the process loads only
+   * FAST's int8 copy at start, and the float model when a job of another tier first comes, so a
+   * one-off FAST run loads one model instead of two. Default: the float model at start.
+   */
+  firstTier?: QualityTier;
+  /**
    * Close the process after this many ms without a job (Config.onnx.separationIdleSeconds), which
    * returns its memory (about 1.6 GB: it keeps its heap between jobs); the next job starts a new
    * one (a couple of seconds). Default: stay up until close().
@@ -270,6 +276,7 @@ export class SeparationEngine {
       splitGraph: o.splitGraph ?? true,
       splitFast: o.splitFast ?? false,
       int8Fast: o.int8Fast ?? true,
+      firstTier: o.firstTier,
       executionProvider: o.executionProvider ?? 'cpu',
       threads: o.threads ?? 0,
       tools: o.tools ?? defaultTools,
