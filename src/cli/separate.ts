@@ -59,6 +59,8 @@ export async function run(args: string[]): Promise<number> {
     executionProvider: config.onnx.executionProvider,
     threads: config.onnx.threads,
     tools: config.ffmpeg,
+    // One job: the process loads only the model this tier runs.
+    firstTier: quality as QualityTier,
   });
   const controller = new AbortController();
   const onSigint = () => controller.abort();

@@ -6,56 +6,56 @@ import { ENGINE_SAMPLE_RATE } from '../audio/tools.ts';
 import { verifyFileCached } from '../models/verify.ts';
 import { serveRpc } from '../offload/rpc.ts';
 import type { EngineInit, FromEngine, ToEngine } from './engine-protocol.ts';
+import type { GraphRewrites } from './prepared-model.ts';
 import { separateFileWith, type SeparateRequest, type SeparateResult } from './separate-file.ts';
 import { SegmentModel } from './segment-model.ts';
 import { NO_REWRITES, prepareModel } from './prepared-model.ts';
 import { ExecutionProviderUnavailableError } from './execution-provider.ts';
 
 const post = (m: FromEngine) => process.send?.(m);
-let modelReady: Promise<SegmentModel | undefined> = Promise.resolve(undefined);
 
-async function load(init: EngineInit): Promise<SegmentModel | undefined> {
-  const t0 = performance.now();
+interface Loaded {
+  model: SegmentModel;
+  rewrites: GraphRewrites;
+}
+
+/** The float model (every tier but FAST, and FAST without its int8 copy); loaded once. */
+let floatModel: Promise<Loaded> | undefined;
+
+async function loadFloat(init: EngineInit): Promise<Loaded> {
   const tuning = { executionProvider: init.executionProvider, threads: init.threads };
+  const prepared = init.rewriteGraph
+    ? await prepareModel(init.modelPath, init.sha256, init.cacheDir)
+    : { path: init.modelPath, parts: [init.modelPath], rewrites: NO_REWRITES };
+  const whole = !init.splitGraph && prepared.parts.length > 1;
+  const rewrites = whole ? { ...prepared.rewrites, parts: 1 } : prepared.rewrites;
   try {
-    if (init.sha256) await verifyFileCached(init.modelPath, init.sha256, init.cacheDir);
-    const prepared = init.rewriteGraph
-      ? await prepareModel(init.modelPath, init.sha256, init.cacheDir)
-      : { path: init.modelPath, parts: [init.modelPath], rewrites: NO_REWRITES };
-    let model: SegmentModel;
-    const whole = !init.splitGraph && prepared.parts.length > 1;
-    let rewrites = whole ? { ...prepared.rewrites, parts: 1 } : prepared.rewrites;
-    try {
-      model = await SegmentModel.load(whole ? prepared.path : prepared.parts, init.sources, tuning);
-    } catch (err) {
-      // An onnxruntime build without the fused attention operator (some execution providers)
-      // still runs the graph as exported.
-      if (prepared.path === init.modelPath || err instanceof ExecutionProviderUnavailableError) throw err;
-      model = await SegmentModel.load(init.modelPath, init.sources, tuning);
-      rewrites = NO_REWRITES;
-    }
-    post({ type: 'ready', loadMs: performance.now() - t0, rewrites });
-    return model;
+    return { model: await SegmentModel.load(whole ? prepared.path : prepared.parts, init.sources, tuning), rewrites };
   } catch (err) {
-    post({ type: 'load-error', message: (err as Error).message });
-    return undefined;
+    // An onnxruntime build without the fused attention operator (some execution providers)
+    // still runs the graph as exported.
+    if (prepared.path === init.modelPath || err instanceof ExecutionProviderUnavailableError) throw err;
+    return { model: await SegmentModel.load(init.modelPath, init.sources, tuning), rewrites: NO_REWRITES };
   }
 }
 
 /**
- * FAST's model: a copy whose MatMul weights run as int8 (matmul-quantization.ts), prepared and
- * loaded at the first FAST job. Undefined when not wanted or not loadable: FAST then runs the float
+ * FAST's model: a copy whose MatMul weights run as int8 (matmul-quantization.ts), run whole unless
+ * `splitFast` (faster; a higher peak); loaded at the first FAST job, or at start when the first
+ * job is expected to be FAST. Undefined when not wanted or not loadable: FAST then runs the float
  * model like the other tiers.
  */
-let fastModel: Promise<SegmentModel | undefined> | undefined;
+let fastModel: Promise<Loaded | undefined> | undefined;
 
-async function loadFast(init: EngineInit): Promise<SegmentModel | undefined> {
+async function loadFast(init: EngineInit): Promise<Loaded | undefined> {
   if (!init.rewriteGraph || !init.int8Fast || init.executionProvider !== 'cpu') return undefined;
   try {
     const prepared = await prepareModel(init.modelPath, init.sha256, init.cacheDir, { int8MatMuls: true });
     if (prepared.rewrites.int8MatMuls === 0) return undefined;
     const tuning = { executionProvider: init.executionProvider, threads: init.threads };
-    return await SegmentModel.load(init.splitGraph ? prepared.parts : prepared.path, init.sources, tuning);
+    const split = init.splitGraph && init.splitFast;
+    const model = await SegmentModel.load(split ? prepared.parts : prepared.path, init.sources, tuning);
+    return { model, rewrites: split ? prepared.rewrites : { ...prepared.rewrites, parts: 1 } };
   } catch (err) {
     // The operator's log says so; the error's code only (its message may name a server path).
     const code = (err as NodeJS.ErrnoException)?.code ?? (err instanceof Error ? err.name : 'unknown error');
@@ -66,17 +66,47 @@ async function loadFast(init: EngineInit): Promise<SegmentModel | undefined> {
   }
 }
 
+/**
+ * Loads the model the first job is expected to need (FAST's int8 copy when `firstTier` is FAST,
+ * else the float model) and says so; the other one is loaded when a job first needs it.
+ */
+async function load(init: EngineInit): Promise<boolean> {
+  const t0 = performance.now();
+  try {
+    if (init.sha256) await verifyFileCached(init.modelPath, init.sha256, init.cacheDir);
+    if (init.firstTier === 'FAST') {
+      fastModel = loadFast(init);
+      const fast = await fastModel;
+      if (fast) {
+        post({ type: 'ready', loadMs: performance.now() - t0, rewrites: fast.rewrites });
+        return true;
+      }
+    }
+    floatModel = loadFloat(init);
+    const { rewrites } = await floatModel;
+    post({ type: 'ready', loadMs: performance.now() - t0, rewrites });
+    return true;
+  } catch (err) {
+    post({ type: 'load-error', message: (err as Error).message });
+    return false;
+  }
+}
+
+let loaded: Promise<boolean> = Promise.resolve(false);
 let init: EngineInit | undefined;
 const serve = serveRpc<SeparateRequest, SeparateResult>(
   post,
   async (request, { signal, onProgress }) => {
-    const model = await modelReady;
-    if (!model || !init) throw new Error('the separation model failed to load');
+    if (!(await loaded) || !init) throw new Error('the separation model failed to load');
     signal.throwIfAborted();
-    let forTier = model;
+    let forTier: SegmentModel | undefined;
     if (request.quality === 'FAST') {
       fastModel ??= loadFast(init);
-      forTier = (await fastModel) ?? model;
+      forTier = (await fastModel)?.model;
+    }
+    if (!forTier) {
+      floatModel ??= loadFloat(init);
+      forTier = (await floatModel).model;
     }
     signal.throwIfAborted();
     return separateFileWith(forTier, request, {
@@ -92,7 +122,7 @@ const serve = serveRpc<SeparateRequest, SeparateResult>(
 process.on('message', (msg: ToEngine) => {
   if (msg.type === 'init') {
     init = msg.init;
-    modelReady = load(init);
+    loaded = load(init);
   } else if (init) {
     serve(msg);
   }

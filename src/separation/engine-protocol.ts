@@ -2,6 +2,7 @@ import type { FfmpegTools } from '../audio/tools.ts';
 import type { RpcCall, RpcReply } from '../offload/rpc.ts';
 import type { SeparateRequest, SeparateResult } from './separate-file.ts';
 import type { ExecutionProvider } from './session-options.ts';
+import type { QualityTier } from './quality.ts';
 import type { GraphRewrites } from './prepared-model.ts';
 
 /** What the separation process needs to load its model (the first message it receives). */
@@ -17,8 +18,12 @@ export interface EngineInit {
   rewriteGraph: boolean;
   /** Run the rewritten graph as its parts (model-split.ts) rather than whole. */
   splitGraph: boolean;
+  /** FAST's int8 copy runs as its parts too (else whole: faster, higher peak). */
+  splitFast: boolean;
   /** FAST jobs run a copy with int8 MatMul weights (matmul-quantization.ts). */
   int8Fast: boolean;
+  /** The tier the first job is expected to ask for: FAST loads only FAST's model at start. */
+  firstTier?: QualityTier;
   executionProvider: ExecutionProvider;
   threads: number;
   tools: FfmpegTools;

@@ -46,10 +46,21 @@ export interface SeparationEngineOptions {
    */
   splitGraph?: boolean;
   /**
+   * Default false: FAST's int8 copy runs whole even when `splitGraph` is on, which is faster (one
+   * session, no hand-over) and peaks about 0.8 GB higher (docs/separation.md). True splits it too.
+   */
+  splitFast?: boolean;
+  /**
    * Default true: FAST jobs run a copy of the rewritten graph whose MatMul weights are int8
    * (matmul-quantization.ts; loaded at the first FAST job). False: every tier runs the float graph.
    */
   int8Fast?: boolean;
+  /**
+   * The tier the first job is expected to ask for (the CLI knows it). FAST: the process loads only
+   * FAST's int8 copy at start, and the float model when a job of another tier first comes, so a
+   * one-off FAST run loads one model instead of two. Default: the float model at start.
+   */
+  firstTier?: QualityTier;
   /**
    * Close the process after this many ms without a job (Config.onnx.separationIdleSeconds), which
    * returns its memory (about 1.6 GB: it keeps its heap between jobs); the next job starts a new
@@ -263,7 +274,9 @@ export class SeparationEngine {
       sources: spec.stems!,
       rewriteGraph: o.rewriteGraph ?? true,
       splitGraph: o.splitGraph ?? true,
+      splitFast: o.splitFast ?? false,
       int8Fast: o.int8Fast ?? true,
+      firstTier: o.firstTier,
       executionProvider: o.executionProvider ?? 'cpu',
       threads: o.threads ?? 0,
       tools: o.tools ?? defaultTools,

@@ -5,6 +5,7 @@ import { OverlapAdd } from './overlap-add.ts';
 import type { InferenceSettings } from './quality.ts';
 import { planSegments, transitionWeight } from './segment-plan.ts';
 import { renderStem, type InstrumentalMode, type StemName } from './stems.ts';
+import { FlipAveragingSeparator } from './test-time-augmentation.ts';
 import { measureTrack } from './track-stats.ts';
 
 /** What the stream needs from a model: one fixed-length stereo segment in, its sources out. */
@@ -40,13 +41,16 @@ export interface StreamResult {
 
 /**
  * Separates a file segment by segment: decode -> sliding input window -> model -> overlap-add ->
- * stem sinks. Holds about two segments of audio whatever the input's length.
+ * stem sinks. Holds about two segments of audio whatever the input's length. With `flips`, each
+ * segment's output is the average of its plain and flipped passes (test-time-augmentation.ts).
  */
 export async function separateStream(
-  model: SegmentSeparator,
+  plainModel: SegmentSeparator,
   sinks: Partial<Record<StemName, StemSink>>,
   o: StreamOptions,
 ): Promise<StreamResult> {
+  const flips = o.settings.flips ?? [];
+  const model = flips.length > 0 ? new FlipAveragingSeparator(plainModel, flips) : plainModel;
   const seg = model.segmentFrames;
   const rows = model.sources.length * 2;
   const t0 = performance.now();

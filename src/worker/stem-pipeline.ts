@@ -123,10 +123,14 @@ interface SeparationInput {
 
 type SeparationJob = TypedJobOf<'stem' | 'video' | 'track'>;
 
-/** Segments a separation will run, for the progress before the first one reports (about 7.8 s each). */
+/**
+ * Segments a separation will run, for the progress before the first one reports (about 7.8 s each;
+ * each shifted pass has its own; flipped passes run within a segment).
+ */
 function estimatedSegments(durationSeconds: number | null, quality: QualityTier): number {
-  const stride = 7.8 * (1 - QUALITY_SETTINGS[quality].overlap);
-  return Math.max(1, Math.ceil((durationSeconds ?? 60) / stride));
+  const settings = QUALITY_SETTINGS[quality];
+  const stride = 7.8 * (1 - settings.overlap);
+  return Math.max(1, Math.ceil((durationSeconds ?? 60) / stride)) * Math.max(1, settings.shifts);
 }
 
 async function transcode(
