@@ -9,8 +9,7 @@
  * `--provider cuda` runs ours on onnxruntime's CUDA provider (a GPU worker; docs/separation.md, "GPU workers").
  * `--tiers fast,best` runs each of those quality tiers of ours in every round (one reference run
  * per round: the CLI has one setting, BEST's) and prints medians and ratios per tier;
- * `--compare-whole` adds each tier on the other layout (model-split.ts): the unsplit graph, or for
- * FAST (whose int8 copy runs whole) the split one, for the speed and memory A/B.
+ * `--compare-whole` adds each tier on the unsplit graph (model-split.ts), for the memory A/B.
  *   node bin/run-ts.mjs bench/separate.ts [--quality best | --tiers fast,best] [--seconds 60] [--long 600] [--skip-reference]
  *     [--as-exported] [--compare-whole] [--repeat 3] [--provider cuda]
  */
@@ -62,20 +61,16 @@ interface ChildArgs {
   modelsDir: string;
   rewriteGraph: boolean;
   splitGraph: boolean;
-  /** FAST's int8 copy split too (the engine runs it whole by default). */
-  splitFast: boolean;
   provider: 'cpu' | 'cuda';
 }
 
-async function child(a: ChildArgs): Promise<void> {
-  const { input, out, quality, modelsDir, rewriteGraph, splitGraph, splitFast, provider } = a;
+async function child({ input, out, quality, modelsDir, rewriteGraph, splitGraph, provider }: ChildArgs): Promise<void> {
   const { SeparationEngine } = await import('../src/separation/engine.ts');
   const engine = new SeparationEngine({
     modelsDir,
     threads: 2,
     rewriteGraph,
     splitGraph,
-    splitFast,
     executionProvider: provider,
     // As the CLI: a one-job process loads only the model its tier runs.
     firstTier: quality.toUpperCase() as 'FAST',
@@ -144,12 +139,12 @@ if (values.child) {
     const rewriteGraph = !values['as-exported'];
     const provider = values.provider === 'cuda' ? 'cuda' : 'cpu';
     const modelsDir = join(dir, 'models');
-    const ourRun = (input: string, out: string, quality: string, splitGraph: boolean, splitFast = false) =>
+    const ourRun = (input: string, out: string, quality: string, splitGraph: boolean) =>
       timed(process.execPath, [
         join(root, 'bin', 'run-ts.mjs'),
         fileURLToPath(import.meta.url),
         '--child',
-        JSON.stringify({ input, out, quality, modelsDir, rewriteGraph, splitGraph, splitFast, provider }),
+        JSON.stringify({ input, out, quality, modelsDir, rewriteGraph, splitGraph, provider }),
       ]);
     console.log(
       `input: ${seconds} s of ${source.split('/').pop()}, tiers ${tiers.join(', ').toUpperCase()}, ${(await import('node:os')).cpus().length} CPUs, provider ${provider}`,
@@ -173,23 +168,20 @@ if (values.child) {
     const line = (name: string, m: Measured) =>
       `${name.padEnd(28)} wall ${m.wallS.toFixed(1)} s  RTF ${(m.wallS / seconds).toFixed(3)}  ${memory(m)}`;
     // What runs in each round: every tier of ours (and, with --compare-whole, each tier on the
-    // other layout too: the unsplit graph, or for FAST, which runs whole, the split one), then the
-    // reference once. Runs alternate, so a slower spell of a shared machine hits every side.
-    const configs = tiers.flatMap((quality) => {
-      const name = `ours ${quality.toUpperCase()}`;
-      const other =
-        quality === 'fast'
-          ? { name: `${name} split graph`, quality, splitGraph: true, splitFast: true }
-          : { name: `${name} whole graph`, quality, splitGraph: false, splitFast: false };
-      return [{ name, quality, splitGraph: true, splitFast: false }, ...(values['compare-whole'] ? [other] : [])];
-    });
+    // unsplit graph too), then the reference once. Runs alternate, so a slower spell of a shared
+    // machine hits every side.
+    const configs = tiers.flatMap((quality) => [
+      { name: `ours ${quality.toUpperCase()}`, quality, splitGraph: true },
+      ...(values['compare-whole']
+        ? [{ name: `ours ${quality.toUpperCase()} whole graph`, quality, splitGraph: false }]
+        : []),
+    ]);
     const repeat = Math.max(1, Number(values.repeat));
     const ourRuns = new Map<string, Measured[]>(configs.map((c) => [c.name, []]));
     const refRuns: Measured[] = [];
     for (let r = 1; r <= repeat; r++) {
       for (const c of configs) {
-        const out = join(dir, `ours-${r}-${c.quality}-${c.splitGraph}-${c.splitFast}`);
-        const ours = await ourRun(clip, out, c.quality, c.splitGraph, c.splitFast);
+        const ours = await ourRun(clip, join(dir, `ours-${r}-${c.quality}-${c.splitGraph}`), c.quality, c.splitGraph);
         ourRuns.get(c.name)!.push(ours);
         const t = JSON.parse(ours.stdout) as {
           loadMs: number;

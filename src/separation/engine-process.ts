@@ -40,9 +40,9 @@ async function loadFloat(init: EngineInit): Promise<Loaded> {
 }
 
 /**
- * FAST's model: a copy whose MatMul weights run as int8 (matmul-quantization.ts), run whole unless
- * `splitFast` (faster; a higher peak); loaded at the first FAST job, or at start when the first
- * job is expected to be FAST. Undefined when not wanted or not loadable: FAST then runs the float
+ * FAST's model: a copy whose MatMul weights run as int8 (matmul-quantization.ts), split like the
+ * float model when `splitGraph`; loaded at the first FAST job, or at start when the first job is
+ * expected to be FAST. Undefined when not wanted or not loadable: FAST then runs the float
  * model like the other tiers.
  */
 let fastModel: Promise<Loaded | undefined> | undefined;
@@ -53,9 +53,8 @@ async function loadFast(init: EngineInit): Promise<Loaded | undefined> {
     const prepared = await prepareModel(init.modelPath, init.sha256, init.cacheDir, { int8MatMuls: true });
     if (prepared.rewrites.int8MatMuls === 0) return undefined;
     const tuning = { executionProvider: init.executionProvider, threads: init.threads };
-    const split = init.splitGraph && init.splitFast;
-    const model = await SegmentModel.load(split ? prepared.parts : prepared.path, init.sources, tuning);
-    return { model, rewrites: split ? prepared.rewrites : { ...prepared.rewrites, parts: 1 } };
+    const model = await SegmentModel.load(init.splitGraph ? prepared.parts : prepared.path, init.sources, tuning);
+    return { model, rewrites: init.splitGraph ? prepared.rewrites : { ...prepared.rewrites, parts: 1 } };
   } catch (err) {
     // The operator's log says so; the error's code only (its message may name a server path).
     const code = (err as NodeJS.ErrnoException)?.code ?? (err instanceof Error ? err.name : 'unknown error');

@@ -18,8 +18,6 @@ export interface EngineInit {
   rewriteGraph: boolean;
   /** Run the rewritten graph as its parts (model-split.ts) rather than whole. */
   splitGraph: boolean;
-  /** FAST's int8 copy runs as its parts too (else whole: faster, higher peak). */
-  splitFast: boolean;
   /** FAST jobs run a copy with int8 MatMul weights (matmul-quantization.ts). */
   int8Fast: boolean;
   /** The tier the first job is expected to ask for: FAST loads only FAST's model at start. */

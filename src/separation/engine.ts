@@ -46,11 +46,6 @@ export interface SeparationEngineOptions {
    */
   splitGraph?: boolean;
   /**
-   * Default false: FAST's int8 copy runs whole even when `splitGraph` is on, which is faster (one
-   * session, no hand-over) and peaks about 0.8 GB higher (docs/separation.md). True splits it too.
-   */
-  splitFast?: boolean;
-  /**
    * Default true: FAST jobs run a copy of the rewritten graph whose MatMul weights are int8
    * (matmul-quantization.ts; loaded at the first FAST job). False: every tier runs the float graph.
    */
@@ -274,7 +269,6 @@ export class SeparationEngine {
       sources: spec.stems!,
       rewriteGraph: o.rewriteGraph ?? true,
       splitGraph: o.splitGraph ?? true,
-      splitFast: o.splitFast ?? false,
       int8Fast: o.int8Fast ?? true,
       firstTier: o.firstTier,
       executionProvider: o.executionProvider ?? 'cpu',
