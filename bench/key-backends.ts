@@ -3,7 +3,7 @@
  * correlated with averaged profiles, src/analysis/key.ts). Each reads an excerpt's tuned per-frame
  * 12-bin chromas (each summing to 1) and their sum, and names a key. Bench only: none ships.
  */
-import { estimateKey } from '../src/analysis/key.ts';
+import { estimateKey, pearson } from '../src/analysis/key.ts';
 import { formatKey, type Key } from '../src/analysis/key-names.ts';
 import { KEY_PROFILES, KRUMHANSL, type KeyProfile, TEMPERLEY } from '../src/analysis/key-profiles.ts';
 
@@ -20,31 +20,9 @@ const KEYS: Key[] = (['major', 'minor'] as const).flatMap((mode) =>
 const argmax = (xs: number[]) => xs.reduce((b, v, i) => (v > xs[b]! ? i : b), 0);
 const nameOf = (scores: number[]) => formatKey(KEYS[argmax(scores)]!);
 
-function pearsonRot(x: ArrayLike<number>, p: readonly number[], tonic: number): number {
-  let mx = 0;
-  let my = 0;
-  for (let i = 0; i < 12; i++) {
-    mx += x[i]!;
-    my += p[i]!;
-  }
-  mx /= 12;
-  my /= 12;
-  let sxy = 0;
-  let sxx = 0;
-  let syy = 0;
-  for (let i = 0; i < 12; i++) {
-    const a = x[(i + tonic) % 12]! - mx;
-    const b = p[i]! - my;
-    sxy += a * b;
-    sxx += a * a;
-    syy += b * b;
-  }
-  return sxx > 0 && syy > 0 ? sxy / Math.sqrt(sxx * syy) : 0;
-}
-
 /** The 24 keys' mean profile correlation (major keys C..B, then minor). */
 function keyScores(x: ArrayLike<number>, profiles: readonly KeyProfile[]): number[] {
-  return KEYS.map((k) => profiles.reduce((a, p) => a + pearsonRot(x, p[k.mode], k.tonic), 0) / profiles.length);
+  return KEYS.map((k) => profiles.reduce((a, p) => a + pearson(x, p[k.mode], k.tonic), 0) / profiles.length);
 }
 
 /** A note and its first `harmonics` partials (weights slope^(h-1)), split between semitones by cos². */

@@ -9,7 +9,8 @@ export interface KeyEstimate extends Key {
   margin: number;
 }
 
-function pearson(chroma: ArrayLike<number>, profile: readonly number[], tonic: number): number {
+/** Pearson correlation of `chroma` rotated to `tonic` with a 12-bin key `profile`. */
+export function pearson(chroma: ArrayLike<number>, profile: readonly number[], tonic: number): number {
   let mx = 0;
   let my = 0;
   for (let i = 0; i < 12; i++) {
