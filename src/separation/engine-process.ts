@@ -6,7 +6,7 @@ import { ENGINE_SAMPLE_RATE } from '../audio/tools.ts';
 import { verifyFileCached } from '../models/verify.ts';
 import { serveRpc } from '../offload/rpc.ts';
 import type { EngineInit, FromEngine, ToEngine } from './engine-protocol.ts';
-import type { GraphRewrites } from './prepared-model.ts';
+import type { GraphRewrites, PreparedModel } from './prepared-model.ts';
 import { separateFileWith, type SeparateRequest, type SeparateResult } from './separate-file.ts';
 import { SegmentModel } from './segment-model.ts';
 import { NO_REWRITES, prepareModel } from './prepared-model.ts';
@@ -22,20 +22,26 @@ interface Loaded {
 /** The float model (every tier but FAST, and FAST without its int8 copy); loaded once. */
 let floatModel: Promise<Loaded> | undefined;
 
+/** Loads a prepared graph in parts, or whole where `splitGraph` is off, with the rewrites that says. */
+async function loadPrepared(prepared: PreparedModel, init: EngineInit): Promise<Loaded> {
+  const whole = !init.splitGraph && prepared.parts.length > 1;
+  const model = await SegmentModel.load(whole ? prepared.path : prepared.parts, init.sources, tuningOf(init));
+  return { model, rewrites: whole ? { ...prepared.rewrites, parts: 1 } : prepared.rewrites };
+}
+
+const tuningOf = (init: EngineInit) => ({ executionProvider: init.executionProvider, threads: init.threads });
+
 async function loadFloat(init: EngineInit): Promise<Loaded> {
-  const tuning = { executionProvider: init.executionProvider, threads: init.threads };
   const prepared = init.rewriteGraph
     ? await prepareModel(init.modelPath, init.sha256, init.cacheDir)
     : { path: init.modelPath, parts: [init.modelPath], rewrites: NO_REWRITES };
-  const whole = !init.splitGraph && prepared.parts.length > 1;
-  const rewrites = whole ? { ...prepared.rewrites, parts: 1 } : prepared.rewrites;
   try {
-    return { model: await SegmentModel.load(whole ? prepared.path : prepared.parts, init.sources, tuning), rewrites };
+    return await loadPrepared(prepared, init);
   } catch (err) {
     // An onnxruntime build without the fused attention operator (some execution providers)
     // still runs the graph as exported.
     if (prepared.path === init.modelPath || err instanceof ExecutionProviderUnavailableError) throw err;
-    return { model: await SegmentModel.load(init.modelPath, init.sources, tuning), rewrites: NO_REWRITES };
+    return { model: await SegmentModel.load(init.modelPath, init.sources, tuningOf(init)), rewrites: NO_REWRITES };
   }
 }
 
@@ -52,9 +58,7 @@ async function loadFast(init: EngineInit): Promise<Loaded | undefined> {
   try {
     const prepared = await prepareModel(init.modelPath, init.sha256, init.cacheDir, { int8MatMuls: true });
     if (prepared.rewrites.int8MatMuls === 0) return undefined;
-    const tuning = { executionProvider: init.executionProvider, threads: init.threads };
-    const model = await SegmentModel.load(init.splitGraph ? prepared.parts : prepared.path, init.sources, tuning);
-    return { model, rewrites: init.splitGraph ? prepared.rewrites : { ...prepared.rewrites, parts: 1 } };
+    return await loadPrepared(prepared, init);
   } catch (err) {
     // The operator's log says so; the error's code only (its message may name a server path).
     const code = (err as NodeJS.ErrnoException)?.code ?? (err instanceof Error ? err.name : 'unknown error');
