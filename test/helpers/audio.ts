@@ -1,5 +1,6 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
+import { sharedPath } from '../../support/shared.ts';
 
 const run = promisify(execFile);
 
@@ -34,5 +35,16 @@ export async function makeTone(
     String(opts.channels ?? 2),
     path,
   ]);
+  return path;
+}
+
+/**
+ * Writes `seconds` of the MUSDB excerpt's mixture from `start` s to `path` as 32-bit float WAV with
+ * the real ffmpeg (synchronously, so a describe block can make its input before its tests).
+ */
+export function cutMusdbMixture(path: string, seconds: number, start = 0): string {
+  const from = sharedPath('audio', 'musdb-falcon69', 'mixture.wav');
+  const args = ['-v', 'error', '-ss', String(start), '-t', String(seconds), '-i', from, '-c:a', 'pcm_f32le', path];
+  execFileSync('ffmpeg', args);
   return path;
 }
