@@ -4,8 +4,9 @@
  * separation process) runs one 7.8 s music segment through the model with onnxruntime profiling on
  * and the project's session options, then times a large MatMul with the same options: its best rate
  * is the "attainable FP32 GEMM rate". The parent counts FLOPs per node and prints the tables.
- * The model is the one the engine runs (rewritten, prepared-model.ts); `--as-exported` profiles the graph as exported.
- *   node bin/run-ts.mjs bench/separate-profile.ts [--threads 2] [--runs 3] [--gemm 2048] [--as-exported]
+ * The model is the one the engine runs (rewritten, prepared-model.ts); `--as-exported` profiles the graph as exported,
+ * `--model FILE` any other graph file of HTDemucs (a trial rewrite, say).
+ *   node bin/run-ts.mjs bench/separate-profile.ts [--threads 2] [--runs 3] [--gemm 2048] [--as-exported | --model FILE]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -54,6 +55,7 @@ const { values: opt } = parseArgs({
     runs: { type: 'string', default: '3' },
     gemm: { type: 'string', default: '2048' },
     'as-exported': { type: 'boolean' },
+    model: { type: 'string' },
   },
 });
 const threads = Number(opt.threads),
@@ -188,9 +190,11 @@ async function parent(): Promise<void> {
   const env = engineProcessEnv(process.env);
   // The model as the separation engine runs it (prepared-model.ts), unless --as-exported.
   const cache = mkdtempSync(join(tmpdir(), 'stemforge-profile-models-'));
-  const modelPath = opt['as-exported']
-    ? exported
-    : (await prepareModel(exported, getModelSpec('htdemucs')!.files[0]!.sha256!, cache)).path;
+  const modelPath =
+    opt.model ??
+    (opt['as-exported']
+      ? exported
+      : (await prepareModel(exported, getModelSpec('htdemucs')!.files[0]!.sha256!, cache)).path);
   const args = ['--child', modelPath, '--threads', String(threads), '--runs', String(runs), '--gemm', String(gemmN)];
   const out = execFileSync(
     process.execPath,
@@ -206,7 +210,7 @@ async function parent(): Promise<void> {
     `HTDemucs model step, ${runs} runs of one 7.8 s segment (${clip.file} from ${clip.startSeconds} s), ${threads} intra-op threads,`,
   );
   console.log(
-    `${opt['as-exported'] ? 'graph as exported' : 'rewritten graph (as the engine runs it)'}, htdemucsSessionOptions + profiling, child process with GLIBC_TUNABLES=${env.GLIBC_TUNABLES}`,
+    `${opt.model ?? (opt['as-exported'] ? 'graph as exported' : 'rewritten graph (as the engine runs it)')}, htdemucsSessionOptions + profiling, child process with GLIBC_TUNABLES=${env.GLIBC_TUNABLES}`,
   );
   console.log(
     `load ${s(r.loadMs)} s  runs ${r.times.map(s).join(' ')} s  steady (best after the first) ${s(steady)} s  peak RSS ${(r.peakRssMb / 1024).toFixed(2)} GB`,

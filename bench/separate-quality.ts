@@ -14,7 +14,7 @@
  * `--remixes N` scores a longer track built from the same stems (bench/fixtures/labelled-mix.ts).
  * Each row is printed as it completes (a loaded machine can take minutes per row).
  *   node bin/run-ts.mjs bench/separate-quality.ts [--skip-reference] [--tiers-only | --grid-only]
- *     [--overlaps 0.05,0.25] [--shifts 0,2] [--flips none,swap+invert] [--seeds 0,1,2] [--remixes 5]
+ *     [--overlaps 0.05,0.25] [--schedules even,demucs] [--shifts 0,2] [--flips none,swap+invert] [--seeds 0,1,2] [--remixes 5]
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -32,6 +32,7 @@ import { SegmentModel } from '../src/separation/segment-model.ts';
 import { separateStream } from '../src/separation/separate-stream.ts';
 import type { StemName } from '../src/separation/stems.ts';
 import { prepareModel } from '../src/separation/prepared-model.ts';
+import type { SegmentSchedule } from '../src/separation/segment-plan.ts';
 import type { Flip } from '../src/separation/test-time-augmentation.ts';
 import { runInEngineEnv } from './fixtures/engine-env.ts';
 import { labelledMix, sdr, SOURCES, writeFloatWav } from './fixtures/labelled-mix.ts';
@@ -51,6 +52,9 @@ const FLIP_SETS = (flipsArg < 0 ? 'none,swap+invert' : process.argv[flipsArg + 1
   .split(',')
   .map((set) => (set === 'none' ? [] : set.split('/'))) as Flip[][];
 const SEEDS = listArg('--seeds', [0, 1, 2]);
+// Segment schedules of the grid (segment-plan.ts), e.g. `--schedules even,demucs`.
+const schedulesArg = process.argv.indexOf('--schedules');
+const SCHEDULES = (schedulesArg < 0 ? 'even' : process.argv[schedulesArg + 1]!).split(',') as SegmentSchedule[];
 const REMIXES = listArg('--remixes', [0])[0]!;
 
 const dir = mkdtempSync(join(tmpdir(), 'sf-quality-'));
@@ -153,19 +157,21 @@ try {
   if (!process.argv.includes('--tiers-only')) {
     for (const flips of FLIP_SETS)
       for (const shifts of SHIFTS)
-        for (const overlap of OVERLAPS) {
-          const seeds = shifts === 0 ? [0] : SEEDS;
-          const first = rows.length;
-          const setting = `ov ${overlap}, shifts ${shifts}, flips ${flips.join('/') || 'none'} (${passCount({ overlap, shifts, flips })} passes)`;
-          for (const seed of seeds) await ours(`${setting}, seed ${seed}`, { overlap, shifts, flips, seed });
-          if (seeds.length > 1) {
-            const runs = rows.slice(first);
-            const mean: Record<string, number> = {};
-            for (const c of Object.keys(runs[0]![1])) mean[c] = runs.reduce((a, r) => a + r[1][c]!, 0) / runs.length;
-            const ms = runs.reduce((a, r) => a + r[2], 0) / runs.length;
-            rows.push([`${setting}, mean of ${seeds.length}`, mean, ms]);
+        for (const overlap of OVERLAPS)
+          for (const schedule of SCHEDULES) {
+            const seeds = shifts === 0 ? [0] : SEEDS;
+            const first = rows.length;
+            const setting = `ov ${overlap} ${schedule}, shifts ${shifts}, flips ${flips.join('/') || 'none'} (${passCount({ overlap, shifts, flips })} passes)`;
+            for (const seed of seeds)
+              await ours(`${setting}, seed ${seed}`, { overlap, shifts, flips, seed, schedule });
+            if (seeds.length > 1) {
+              const runs = rows.slice(first);
+              const mean: Record<string, number> = {};
+              for (const c of Object.keys(runs[0]![1])) mean[c] = runs.reduce((a, r) => a + r[1][c]!, 0) / runs.length;
+              const ms = runs.reduce((a, r) => a + r[2], 0) / runs.length;
+              rows.push([`${setting}, mean of ${seeds.length}`, mean, ms]);
+            }
           }
-        }
   }
   await model.dispose();
   await fastModel.dispose();

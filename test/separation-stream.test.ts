@@ -55,11 +55,45 @@ function collectSinks(stems: StemName[]) {
 describe('segment plan', () => {
   it('follows apply_model: offsets every stride, a centred short last chunk, triangular weights', () => {
     const segment = 1000;
-    const plan = planSegments(2600, { segment, overlap: 0.25, shifts: 0, sampleRate: SR });
+    const plan = planSegments(2600, { segment, overlap: 0.25, shifts: 0, sampleRate: SR, schedule: 'demucs' });
     expect(plan.map((s) => s.keepStart)).toEqual([0, 750, 1500, 2250]);
     expect(plan.at(-1)).toMatchObject({ keepLength: 350, inputStart: 2250 - 325 });
     const w = transitionWeight(segment);
     expect([w[0], w[499], w[500], w[999]]).toEqual([1 / 500, 1, 1, 1 / 500].map(Math.fround));
+  });
+
+  it('spreads the fewest whole segments evenly, each overlap at least the nominal one', () => {
+    const segment = 343_980; // 7.8 s at 44.1 kHz
+    const base = { segment, shifts: 0, sampleRate: SR };
+    // 60 s: Demucs runs 11 segments at overlap 0.25 (the last keeps 0.5 s), 10 cover it evenly.
+    expect(planSegments(60 * SR, { ...base, overlap: 0.25, schedule: 'demucs' })).toHaveLength(11);
+    expect(planSegments(60 * SR, { ...base, overlap: 0.25 })).toHaveLength(10);
+    for (const length of [segment + 1, 9 * SR, 60 * SR, 61 * SR + 17, 600 * SR]) {
+      for (const overlap of [0.02, 0.05, 0.25, 0.5]) {
+        const plan = planSegments(length, { ...base, overlap });
+        const stride = Math.floor((1 - overlap) * segment);
+        expect(plan.length).toBe(1 + Math.ceil((length - segment) / stride));
+        expect(plan[0]).toMatchObject({ inputStart: 0, keepStart: 0, keepLength: segment });
+        expect(plan.at(-1)!.keepStart + segment).toBe(length);
+        for (const [i, s] of plan.entries()) {
+          expect(s).toMatchObject({ inputStart: s.keepStart, keepLength: segment });
+          if (i > 0) {
+            const gap = s.keepStart - plan[i - 1]!.keepStart;
+            expect(gap).toBeGreaterThan(0);
+            expect(gap).toBeLessThanOrEqual(stride);
+          }
+        }
+        // One fewer would leave a gap: the count is the least that covers the track.
+        expect((plan.length - 2) * stride + segment).toBeLessThan(length);
+      }
+    }
+    // No longer than a segment: one segment, centred, as Demucs does.
+    expect(planSegments(6 * SR, { ...base, overlap: 0.25 })).toEqual(
+      planSegments(6 * SR, { ...base, overlap: 0.25, schedule: 'demucs' }).slice(0, 1),
+    );
+    expect(planSegments(6 * SR, { ...base, overlap: 0.25 })).toEqual([
+      { pass: 0, inputStart: -Math.floor((segment - 6 * SR) / 2), keepStart: 0, keepLength: 6 * SR },
+    ]);
   });
 
   it('draws each pass up to half a second of leading silence from the seed (demucs --shifts)', () => {

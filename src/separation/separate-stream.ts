@@ -66,6 +66,7 @@ export async function separateStream(
     overlap: o.settings.overlap,
     shifts: o.settings.shifts,
     seed: o.settings.seed,
+    schedule: o.settings.schedule,
     sampleRate: o.sampleRate,
   });
   const passes = Math.max(...plan.map((s) => s.pass)) + 1;

@@ -7,6 +7,8 @@ import { decodeAudio } from '../audio/decode.ts';
 import { readJob, type TypedJobOf } from '../jobs/read-job.ts';
 import { ProgressSpan, segmentProgress } from './progress-span.ts';
 import { QUALITY_SETTINGS, type QualityTier } from '../separation/quality.ts';
+import { planSegments } from '../separation/segment-plan.ts';
+import { HTDEMUCS_SAMPLE_RATE, HTDEMUCS_SEGMENT_FRAMES } from '../separation/htdemucs-shapes.ts';
 import { outputFileName, type StoredOutputs } from '../jobs/outputs.ts';
 import { PermanentJobError } from './job-errors.ts';
 import type { EngineStem } from '../engines/engines.ts';
@@ -124,13 +126,16 @@ interface SeparationInput {
 type SeparationJob = TypedJobOf<'stem' | 'video' | 'track'>;
 
 /**
- * Segments a separation will run, for the progress before the first one reports (about 7.8 s each;
- * each shifted pass has its own; flipped passes run within a segment).
+ * Segments a separation will run, for the progress before the first one reports (the tier's plan
+ * over the job's duration; each shifted pass has its own; flipped passes run within a segment).
  */
 function estimatedSegments(durationSeconds: number | null, quality: QualityTier): number {
-  const settings = QUALITY_SETTINGS[quality];
-  const stride = 7.8 * (1 - settings.overlap);
-  return Math.max(1, Math.ceil((durationSeconds ?? 60) / stride)) * Math.max(1, settings.shifts);
+  const frames = Math.max(1, Math.round((durationSeconds ?? 60) * HTDEMUCS_SAMPLE_RATE));
+  return planSegments(frames, {
+    ...QUALITY_SETTINGS[quality],
+    segment: HTDEMUCS_SEGMENT_FRAMES,
+    sampleRate: HTDEMUCS_SAMPLE_RATE,
+  }).length;
 }
 
 async function transcode(
