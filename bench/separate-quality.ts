@@ -9,7 +9,7 @@
  * to 3x on this excerpt), so bringing the peaks into range scores higher by itself: compare float
  * with float, written with written. The reference's float stems come from its own code in-process.
  * Ours runs in-process with the engine's model and malloc settings (the bench re-runs itself so).
- * The SDR/time curve: every overlap x shifts x flips of the grid, each shifted setting once per
+ * The SDR/time curve: every overlap x schedule x shifts x flips of the grid, each shifted setting once per
  * seed (the shifts are random draws, so one seed alone says little), then the mean over seeds.
  * `--remixes N` scores a longer track built from the same stems (bench/fixtures/labelled-mix.ts).
  * Each row is printed as it completes (a loaded machine can take minutes per row).
@@ -40,21 +40,21 @@ import { labelledMix, sdr, SOURCES, writeFloatWav } from './fixtures/labelled-mi
 runInEngineEnv();
 
 const run = promisify(execFile);
-const listArg = (name: string, fallback: number[]) => {
+/** The comma-separated values after `name`, or `fallback` when it is absent. */
+const wordsArg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(name);
-  return i < 0 ? fallback : process.argv[i + 1]!.split(',').map(Number);
+  return (i < 0 ? fallback : process.argv[i + 1]!).split(',');
 };
+const listArg = (name: string, fallback: number[]) => wordsArg(name, fallback.join(',')).map(Number);
 const OVERLAPS = listArg('--overlaps', [0.05, 0.25]);
 const SHIFTS = listArg('--shifts', [0, 2]);
 // Sets of flips, e.g. `--flips none,swap+invert,swap/invert/swap+invert` (test-time-augmentation.ts).
-const flipsArg = process.argv.indexOf('--flips');
-const FLIP_SETS = (flipsArg < 0 ? 'none,swap+invert' : process.argv[flipsArg + 1]!)
-  .split(',')
-  .map((set) => (set === 'none' ? [] : set.split('/'))) as Flip[][];
+const FLIP_SETS = wordsArg('--flips', 'none,swap+invert').map((set) =>
+  set === 'none' ? [] : set.split('/'),
+) as Flip[][];
 const SEEDS = listArg('--seeds', [0, 1, 2]);
 // Segment schedules of the grid (segment-plan.ts), e.g. `--schedules even,demucs`.
-const schedulesArg = process.argv.indexOf('--schedules');
-const SCHEDULES = (schedulesArg < 0 ? 'even' : process.argv[schedulesArg + 1]!).split(',') as SegmentSchedule[];
+const SCHEDULES = wordsArg('--schedules', 'even') as SegmentSchedule[];
 const REMIXES = listArg('--remixes', [0])[0]!;
 
 const dir = mkdtempSync(join(tmpdir(), 'sf-quality-'));
