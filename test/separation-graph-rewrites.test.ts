@@ -1,9 +1,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { appendFileSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getModelSpec } from '../src/models/registry.ts';
 import { resolveModel } from '../src/models/resolve.ts';
+import { VERIFIED_CACHE_FILE } from '../src/models/verify.ts';
 import { readModelStructure } from '../src/onnx/model-file.ts';
 import { prepareModel } from '../src/separation/prepared-model.ts';
 import { SeparationEngine } from '../src/separation/engine.ts';
@@ -45,6 +46,14 @@ describe('rewrites of the HTDemucs graph (real model file)', () => {
     expect(rewritten.filter((op) => op === 'MultiHeadAttention')).toHaveLength(10);
     expect(rewritten).not.toContain('Softmax');
     expect((await ops(htdemucs)).filter((op) => op === 'Softmax')).toHaveLength(10);
+
+    // The copies are recorded as verified as they are written, with the checksums the record
+    // holds, so their first load does not hash them again.
+    const record = JSON.parse(readFileSync(prepared.path.replace(/\.onnx$/, '.json'), 'utf8'));
+    const verified = JSON.parse(readFileSync(join(dir, VERIFIED_CACHE_FILE), 'utf8'));
+    expect(verified[prepared.path]).toMatchObject({ sha256: record.sha256, size: statSync(prepared.path).size });
+    for (const [i, part] of prepared.parts.entries())
+      expect(verified[part]).toMatchObject({ sha256: record.parts[i].sha256, size: statSync(part).size });
 
     const made = statSync(prepared.path).mtimeMs;
     expect(await prepareModel(htdemucs, sha256, dir)).toEqual(prepared);

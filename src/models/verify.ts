@@ -26,21 +26,37 @@ export const VERIFIED_CACHE_FILE = '.verified.json';
 export async function verifyFileCached(path: string, expected: string, cacheDir: string | undefined): Promise<void> {
   const abs = resolve(path);
   const st = await stat(abs);
-  const cachePath = cacheDir ? join(cacheDir, VERIFIED_CACHE_FILE) : undefined;
-  let cache: Cache = {};
-  if (cachePath) {
-    try {
-      cache = JSON.parse(await readFile(cachePath, 'utf8')) as Cache;
-    } catch {
-      cache = {};
-    }
-    const hit = cache[abs];
-    if (hit && hit.size === st.size && hit.mtimeMs === st.mtimeMs && hit.sha256 === expected) return;
-  }
+  const cache = cacheDir ? await readCache(cacheDir) : {};
+  const hit = cache[abs];
+  if (hit && hit.size === st.size && hit.mtimeMs === st.mtimeMs && hit.sha256 === expected) return;
   const actual = await sha256File(abs);
   if (actual !== expected) throw new ChecksumError(`${abs}: sha256 ${actual}, expected ${expected}`);
-  if (!cachePath) return;
-  cache[abs] = { size: st.size, mtimeMs: st.mtimeMs, sha256: actual };
+  if (cacheDir) await writeCache(cacheDir, { ...cache, [abs]: { size: st.size, mtimeMs: st.mtimeMs, sha256: actual } });
+}
+
+/**
+ * Hashes a file this process has just written and records it as verified, so that its first use
+ * (verifyFileCached) does not hash it again: for the prepared model copies, about 1 s per load of
+ * a new copy. Returns the sha256.
+ */
+export async function hashAndRemember(path: string, cacheDir: string): Promise<string> {
+  const abs = resolve(path);
+  const st = await stat(abs);
+  const sha256 = await sha256File(abs);
+  await writeCache(cacheDir, { ...(await readCache(cacheDir)), [abs]: { size: st.size, mtimeMs: st.mtimeMs, sha256 } });
+  return sha256;
+}
+
+async function readCache(cacheDir: string): Promise<Cache> {
+  try {
+    return JSON.parse(await readFile(join(cacheDir, VERIFIED_CACHE_FILE), 'utf8')) as Cache;
+  } catch {
+    return {};
+  }
+}
+
+async function writeCache(cacheDir: string, cache: Cache): Promise<void> {
+  const cachePath = join(cacheDir, VERIFIED_CACHE_FILE);
   try {
     await mkdir(dirname(cachePath), { recursive: true });
     const tmp = `${cachePath}.${process.pid}.tmp`;

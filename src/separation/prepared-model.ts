@@ -2,7 +2,7 @@ import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { readModelStructure, writeEditedModel } from '../onnx/model-file.ts';
 import { dropDeadNodes } from '../onnx/graph-edit.ts';
-import { sha256File, verifyFileCached } from '../models/verify.ts';
+import { hashAndRemember, verifyFileCached } from '../models/verify.ts';
 import { fuseAttention } from './attention-fusion.ts';
 import { splitAtDecoders } from './model-split.ts';
 import { quantizeMatMuls } from './matmul-quantization.ts';
@@ -88,12 +88,13 @@ export async function prepareModel(
     int8MatMuls = await quantizeMatMuls(float.path, path);
     if (int8MatMuls === 0) await writeEditedModel(structure, edit, path);
   } else if (changed) await writeEditedModel(structure, edit, path);
-  const written = changed ? await sha256File(path) : '';
+  const written = changed ? await hashAndRemember(path, cacheDir) : '';
   const partFiles = [`${stem}-part1.onnx`, `${stem}-part2.onnx`];
   const split = changed && (await splitAtDecoders(path, join(dir, partFiles[0]!), join(dir, partFiles[1]!)));
-  const parts = split
-    ? await Promise.all(partFiles.map(async (file) => ({ file, sha256: await sha256File(join(dir, file)) })))
-    : [];
+  // One after the other: each records itself in the models directory's cache of verified files.
+  const parts: SavedRecord['parts'] = [];
+  if (split)
+    for (const file of partFiles) parts.push({ file, sha256: await hashAndRemember(join(dir, file), cacheDir) });
   const rewrites = { attention: fused, parts: split ? 2 : 1, int8MatMuls };
   const tmp = `${record}.${process.pid}.tmp`;
   const saved: SavedRecord & { source: string } = { source: modelPath, sha256: written, rewrites, parts };
