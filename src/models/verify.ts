@@ -36,8 +36,8 @@ export async function verifyFileCached(path: string, expected: string, cacheDir:
 
 /**
  * Hashes a file this process has just written and records it as verified, so that its first use
- * (verifyFileCached) does not hash it again: for the prepared model copies, about 1 s per load of
- * a new copy. Returns the sha256.
+ * (verifyFileCached) does not hash it again (the prepared model copies: 300 MB for FAST's two
+ * parts and whole copy). Returns the sha256.
  */
 export async function hashAndRemember(path: string, cacheDir: string): Promise<string> {
   const abs = resolve(path);
