@@ -1,6 +1,10 @@
 #!/usr/bin/env node
-// Entry point of the `stemforge` binary: runs the TypeScript sources through tsx's loader.
-import { register } from 'tsx/esm/api';
+// Entry point of the `stemforge` binary: checks the Node version before anything else loads (an
+// old Node gets one line, or the project's pinned runtime), then runs the TypeScript sources
+// through tsx's loader.
+import { requireSupportedNode } from './node-runtime.mjs';
 
+await requireSupportedNode();
+const { register } = await import('tsx/esm/api');
 register();
 await import('../src/cli/main.ts');
