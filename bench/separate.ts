@@ -60,15 +60,17 @@ interface ChildArgs {
   out: string;
   quality: string;
   modelsDir: string;
+  cacheDir: string;
   rewriteGraph: boolean;
   splitGraph: boolean;
   provider: 'cpu' | 'cuda';
 }
 
-async function child({ input, out, quality, modelsDir, rewriteGraph, splitGraph, provider }: ChildArgs): Promise<void> {
+async function child({ input, out, quality, modelsDir, cacheDir, rewriteGraph, splitGraph, provider }: ChildArgs): Promise<void> {
   const { SeparationEngine } = await import('../src/separation/engine.ts');
   const engine = new SeparationEngine({
     modelsDir,
+    cacheDir,
     threads: 2,
     rewriteGraph,
     splitGraph,
@@ -140,28 +142,29 @@ if (values.child) {
     const rewriteGraph = !values['as-exported'];
     const provider = values.provider === 'cuda' ? 'cuda' : 'cpu';
     const modelsDir = join(dir, 'models');
+    const cacheDir = join(dir, 'cache');
     const ourRun = (input: string, out: string, quality: string, splitGraph: boolean) =>
       timed(process.execPath, [
         join(root, 'bin', 'run-ts.mjs'),
         fileURLToPath(import.meta.url),
         '--child',
-        JSON.stringify({ input, out, quality, modelsDir, rewriteGraph, splitGraph, provider }),
+        JSON.stringify({ input, out, quality, modelsDir, cacheDir, rewriteGraph, splitGraph, provider }),
       ]);
     console.log(
       `input: ${seconds} s of ${source.split('/').pop()}, tiers ${tiers.join(', ').toUpperCase()}, ${(await import('node:os')).cpus().length} CPUs, provider ${provider}`,
     );
-    // The rewritten copy of the model is made once per machine (then cached in the models
+    // The rewritten copy of the model is made once per machine (then cached in the cache
     // directory, as a service or repeated CLI runs have it), and the weights' checksum is checked
     // once: these one-time costs are shown apart, so the first round's load is like the others'.
     if (rewriteGraph) {
       const t0 = performance.now();
       const exported = resolveModel('htdemucs', { modelsDir })!.files['htdemucs.onnx']!;
       const sha256 = getModelSpec('htdemucs')!.files[0]!.sha256!;
-      await verifyFileCached(exported, sha256, modelsDir);
-      const { rewrites } = await prepareModel(exported, sha256, modelsDir);
+      await verifyFileCached(exported, sha256, cacheDir);
+      const { rewrites } = await prepareModel(exported, sha256, cacheDir);
       // FAST's copy with int8 MatMul weights (the engine makes it at its first FAST job otherwise).
       const fast = tiers.includes('fast')
-        ? await prepareModel(exported, sha256, modelsDir, { int8MatMuls: true })
+        ? await prepareModel(exported, sha256, cacheDir, { int8MatMuls: true })
         : undefined;
       console.log(
         `one-time model preparation: ${rewrites.attention} attention blocks fused, ${rewrites.parts} part(s)` +

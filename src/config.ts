@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { resolve, join } from 'node:path';
 import { z } from 'zod';
 
@@ -53,6 +54,7 @@ const envSchema = z.object({
   S3_SECRET_ACCESS_KEY: optionalString,
   S3_FORCE_PATH_STYLE: bool.default(true),
   STEMFORGE_MODELS_DIR: optionalString,
+  STEMFORGE_CACHE_DIR: optionalString,
   ORT_EXECUTION_PROVIDER: z.enum(['cpu', 'cuda']).default('cpu'),
   ORT_THREADS: int(0, 256).default(0),
   SEPARATION_IDLE_SECONDS: int(0).default(300),
@@ -72,9 +74,40 @@ const envSchema = z.object({
     .regex(/^[^\s@]+@[^\s@]+$/, 'expected an email address')
     .default('admin@localhost'),
   DASHBOARD_REQUESTS_PER_MINUTE: int(1).default(600),
+  TRUST_PROXY: z.string().trim().default('false').transform(parseTrustProxy),
 });
 
 export type Env = Record<string, string | undefined>;
+
+/** proxy-addr's names for address ranges, accepted in TRUST_PROXY's list. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * TRUST_PROXY: `false` (default: the peer's own address counts), `true` (every hop: only when no
+ * client can reach the service except through the proxy), a hop count, or a comma-separated list
+ * of proxy addresses, CIDR ranges and proxy-addr's names (loopback, linklocal, uniquelocal).
+ */
+function parseTrustProxy(value: string, ctx: z.RefinementCtx): boolean | number | string[] {
+  if (/^(false|no|)$/i.test(value)) return false;
+  if (/^(true|yes)$/i.test(value)) return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  const list = value.split(',').map((s) => s.trim());
+  const bad = list.filter((s) => {
+    const [address = '', prefix] = s.split('/');
+    if (PROXY_RANGE_NAMES.has(s)) return false;
+    const version = isIP(address);
+    const bits = version === 6 ? 128 : 32;
+    return version === 0 || (prefix !== undefined && !(/^\d+$/.test(prefix) && Number(prefix) <= bits));
+  });
+  if (bad.length > 0) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `expected false, true, a hop count, or proxy addresses/CIDR ranges; not ${bad.join(', ')}`,
+    });
+    return z.NEVER;
+  }
+  return list;
+}
 
 /**
  * How the processes of a deployment share work. `embedded`: one process runs the API and the
@@ -120,7 +153,10 @@ export interface Config {
         secretAccessKey: string | undefined;
         forcePathStyle: boolean;
       };
+  /** Where the model weights are read from; read-only is fine (only `models pull` writes here). */
   modelsDir: string;
+  /** What the service derives from the models and may rebuild: prepared graph copies and the record of verified checksums. */
+  cacheDir: string;
   onnx: {
     executionProvider: 'cpu' | 'cuda';
     threads: number;
@@ -139,6 +175,11 @@ export interface Config {
   /** How long an Idempotency-Key and its stored response are kept (Stripe: 24 h). */
   idempotencyKeySeconds: number;
   logLevel: string;
+  /**
+   * Which peers' X-Forwarded-For/-Proto/-Host headers are believed (Fastify's trustProxy): none
+   * (false), all (true), the nearest N hops, or the listed proxy addresses and CIDR ranges.
+   */
+  trustProxy: boolean | number | string[];
   bootstrapAccount: boolean;
   dashboard: {
     /** Email of the account the first start creates, and signs in to the dashboard with. */
@@ -210,6 +251,7 @@ export function loadConfig(env: Env = process.env): Config {
           }
         : { kind: 'disk', root: join(dataDir, 'blobs') },
     modelsDir: resolve(e.STEMFORGE_MODELS_DIR ?? join(dataDir, 'models')),
+    cacheDir: resolve(e.STEMFORGE_CACHE_DIR ?? join(dataDir, 'cache')),
     onnx: {
       executionProvider: e.ORT_EXECUTION_PROVIDER,
       threads: e.ORT_THREADS,
@@ -224,6 +266,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     idempotencyKeySeconds: Math.round(e.IDEMPOTENCY_KEY_HOURS * 3600),
     logLevel: e.LOG_LEVEL,
+    trustProxy: e.TRUST_PROXY,
     bootstrapAccount: e.STEMFORGE_BOOTSTRAP_ACCOUNT,
     dashboard: {
       adminEmail: e.STEMFORGE_ADMIN_EMAIL.toLowerCase(),

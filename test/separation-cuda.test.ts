@@ -36,7 +36,7 @@ describe.skipIf(cudaInstalled)('ORT_EXECUTION_PROVIDER=cuda without the CUDA pro
 
   it('stops the engine at start, before a separation process runs', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sf-cuda-'));
-    const engine = new SeparationEngine({ modelsDir: dir, executionProvider: 'cuda' });
+    const engine = new SeparationEngine({ modelsDir: dir, cacheDir: dir, executionProvider: 'cuda' });
     try {
       await expect(engine.start()).rejects.toThrow(/CUDA provider is not installed.*ONNXRUNTIME_NODE_INSTALL=cuda12/);
       expect(engine.pid).toBeUndefined();

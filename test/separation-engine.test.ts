@@ -14,7 +14,7 @@ const run = promisify(execFile);
 
 describe('SeparationEngine (child process, real HTDemucs)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sf-engine-'));
-  const engine = new SeparationEngine({ modelsDir: join(dir, 'models'), threads: 2 });
+  const engine = new SeparationEngine({ modelsDir: join(dir, 'models'), cacheDir: join(dir, 'cache'), threads: 2 });
   afterAll(async () => {
     await engine.close();
     rmSync(dir, { recursive: true, force: true });

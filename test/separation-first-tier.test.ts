@@ -15,7 +15,12 @@ describe('SeparationEngine with firstTier FAST (real HTDemucs)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sf-first-tier-'));
   const input = join(dir, 'clip.wav');
   cutMusdbMixture(input, 2);
-  const engine = new SeparationEngine({ modelsDir: join(dir, 'models'), threads: 2, firstTier: 'FAST' });
+  const engine = new SeparationEngine({
+    modelsDir: join(dir, 'models'),
+    cacheDir: join(dir, 'cache'),
+    threads: 2,
+    firstTier: 'FAST',
+  });
   afterAll(async () => {
     await engine.close();
     rmSync(dir, { recursive: true, force: true });

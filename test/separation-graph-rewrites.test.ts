@@ -119,6 +119,7 @@ describe('rewrites of the HTDemucs graph (real model file)', () => {
       // int8Fast off: this compares the float rewrites with the graph as exported.
       const engine = new SeparationEngine({
         modelsDir: join(dir, 'models'),
+        cacheDir: join(dir, 'cache'),
         threads: 2,
         rewriteGraph,
         int8Fast: false,

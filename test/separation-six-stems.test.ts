@@ -21,6 +21,7 @@ describe('six stems through the engine (fake six-source model)', () => {
   const engine = (o: Partial<ConstructorParameters<typeof SeparationEngine>[0]> = {}) => {
     const e = new SeparationEngine({
       modelsDir: join(dir, 'models'),
+      cacheDir: join(dir, 'cache'),
       model: 'htdemucs_6s',
       modelPath,
       modelSha256: null,

@@ -55,6 +55,7 @@ export async function run(args: string[]): Promise<number> {
   const config = loadConfig();
   const engine = new SeparationEngine({
     modelsDir: config.modelsDir,
+    cacheDir: config.cacheDir,
     model: modelForStems(stems),
     executionProvider: config.onnx.executionProvider,
     threads: config.onnx.threads,

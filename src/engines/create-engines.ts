@@ -29,6 +29,7 @@ export function createEngines(config: Config): Engines {
     }
     const engine = new SeparationEngine({
       modelsDir: config.modelsDir,
+      cacheDir: config.cacheDir,
       model,
       executionProvider: config.onnx.executionProvider,
       threads: config.onnx.threads,

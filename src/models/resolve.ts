@@ -83,14 +83,14 @@ export function expectedSha256(model: ResolvedModel, fileName: string): string |
 
 /**
  * Checks every file of a resolved model against its pinned checksum, or the one recorded when it
- * was pulled; a file with neither is refused. Cached by size and mtime in modelsDir.
+ * was pulled; a file with neither is refused. Cached by size and mtime in `cacheDir` (Config.cacheDir).
  */
-export async function verifyModel(model: ResolvedModel, o: ResolveOptions): Promise<void> {
+export async function verifyModel(model: ResolvedModel, o: { cacheDir: string | undefined }): Promise<void> {
   for (const f of model.spec.files) {
     const path = model.files[f.name];
     if (path === undefined) throw new Error(`${model.dir} has no ${f.name}`);
     const expected = expectedSha256(model, f.name);
     if (!expected) throw new Error(`${path} has no known checksum; pull it with --sha256`);
-    await verifyFileCached(path, expected, o.modelsDir);
+    await verifyFileCached(path, expected, o.cacheDir);
   }
 }

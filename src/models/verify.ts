@@ -14,14 +14,15 @@ export async function sha256File(path: string): Promise<string> {
 
 type Cache = Record<string, { size: number; mtimeMs: number; sha256: string }>;
 
-/** Name of the cache of verified checksums inside a models directory. */
+/** Name of the record of verified checksums inside the cache directory. */
 export const VERIFIED_CACHE_FILE = '.verified.json';
 
 /**
  * Checks a file against its sha256, hashing it only when its size or modification time changed
  * since the last successful check: hashing the 174 MB HTDemucs file costs about half a second,
- * which every worker start would otherwise pay. The cache lives in `cacheDir` (the models
- * directory); when it cannot be written the check still happens, just uncached.
+ * which every worker start would otherwise pay. The record lives in `cacheDir` (Config.cacheDir,
+ * never the models directory, which may be read-only); when it cannot be written the check still
+ * happens, just uncached.
  */
 export async function verifyFileCached(path: string, expected: string, cacheDir: string | undefined): Promise<void> {
   const abs = resolve(path);
@@ -63,6 +64,6 @@ async function writeCache(cacheDir: string, cache: Cache): Promise<void> {
     await writeFile(tmp, JSON.stringify(cache, null, 1));
     await rename(tmp, cachePath);
   } catch {
-    // A read-only models directory only costs the re-hash next time.
+    // An unwritable cache directory only costs the re-hash next time.
   }
 }

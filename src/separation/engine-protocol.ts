@@ -10,8 +10,8 @@ export interface EngineInit {
   modelPath: string;
   /** Expected sha256 of the model file; null skips the check (operator-supplied weights). */
   sha256: string | null;
-  /** Where the verified-checksum cache lives (the models directory). */
-  cacheDir?: string;
+  /** Where the prepared copies and the verified-checksum record live (Config.cacheDir). */
+  cacheDir: string;
   /** The network's sources, in output order (from the model registry). */
   sources: string[];
   /** Run the rewritten copy of the graph (prepared-model.ts). */

