@@ -9,7 +9,7 @@ import { afterAll, assert, beforeAll, describe, expect, test } from 'vitest';
 import { JobPeaks, JobsPage, JobView, LedgerPage, Overview } from '../src/contract/dashboard.ts';
 import { chargeHold } from '../src/store/credits.ts';
 import { dialects } from './helpers/db.ts';
-import { type DashboardClient, newDashboardUser, signedIn } from './helpers/dashboard.ts';
+import { type DashboardClient, newDashboardUser, signedIn, BEHIND_LOCAL_PROXY } from './helpers/dashboard.ts';
 import { commitFinishedJob } from './helpers/finished-job.ts';
 import { uploadFile } from './helpers/jobs.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
@@ -38,7 +38,7 @@ describe.each(dialects)('dashboard API: jobs, peaks, ledger (%s)', (dialect) => 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'stemforge-dash-'));
     let tone: { bytes: Buffer; peak: number };
-    [s, tone] = await Promise.all([startTestServer(dialect), toneThenSilence(dir)]);
+    [s, tone] = await Promise.all([startTestServer(dialect, BEHIND_LOCAL_PROXY), toneThenSilence(dir)]);
     clip = tone.bytes;
     clipPeak = tone.peak;
   });

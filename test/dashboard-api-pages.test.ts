@@ -6,7 +6,7 @@ import { afterAll, assert, beforeAll, describe, expect, test } from 'vitest';
 import { bootstrapLocalAccount } from '../src/bootstrap.ts';
 import { DASHBOARD_CSP, dashboardCsp, storageOrigins } from '../src/dashboard/static.ts';
 import { loadConfig } from '../src/config.ts';
-import { dashboardClient, newDashboardUser, signedIn } from './helpers/dashboard.ts';
+import { dashboardClient, newDashboardUser, signedIn, BEHIND_LOCAL_PROXY } from './helpers/dashboard.ts';
 import { stemforge } from './helpers/cli.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
@@ -22,7 +22,11 @@ describe('dashboard pages, first start and operator CLI', () => {
     );
     writeFileSync(join(web, 'assets', 'app-1a2b.js'), 'console.log("app")');
     writeFileSync(join(web, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
-    s = await startTestServer('sqlite', { STEMFORGE_ADMIN_EMAIL: 'Owner@Example.com' }, { webDir: web });
+    s = await startTestServer(
+      'sqlite',
+      { ...BEHIND_LOCAL_PROXY, STEMFORGE_ADMIN_EMAIL: 'Owner@Example.com' },
+      { webDir: web },
+    );
   });
   afterAll(async () => {
     await s?.close();
@@ -71,7 +75,7 @@ describe('dashboard pages, first start and operator CLI', () => {
   });
 
   test('without a build, / says how to make one and the API still answers', async () => {
-    const bare = await startTestServer('sqlite', {}, { webDir: join(web, 'not-built') });
+    const bare = await startTestServer('sqlite', BEHIND_LOCAL_PROXY, { webDir: join(web, 'not-built') });
     try {
       const res = await fetch(`${bare.base}/`);
       expect(res.status).toBe(503);
@@ -84,7 +88,11 @@ describe('dashboard pages, first start and operator CLI', () => {
   });
 
   test('over https (PUBLIC_URL) the session cookie is Secure', async () => {
-    const tls = await startTestServer('sqlite', { PUBLIC_URL: 'https://stems.example.com' }, { webDir: web });
+    const tls = await startTestServer(
+      'sqlite',
+      { ...BEHIND_LOCAL_PROXY, PUBLIC_URL: 'https://stems.example.com' },
+      { webDir: web },
+    );
     try {
       const user = await newDashboardUser(tls);
       const res = await dashboardClient(tls).call(

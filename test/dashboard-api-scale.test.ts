@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { SIGN_IN_PER_ACCOUNT } from '../src/dashboard/throttle.ts';
-import { dashboardClient, newDashboardUser } from './helpers/dashboard.ts';
+import { dashboardClient, newDashboardUser, BEHIND_LOCAL_PROXY } from './helpers/dashboard.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { freshDatabase, type TestDatabase } from './helpers/db.ts';
 import { startS3Server, type TestS3Server } from './helpers/s3-server.ts';
@@ -33,6 +33,7 @@ describe('dashboard sessions and throttling across API instances (shared databas
       S3_ACCESS_KEY_ID: s3.accessKeyId,
       S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
       STEMFORGE_SIGNING_SECRET: randomBytes(32).toString('hex'),
+      ...BEHIND_LOCAL_PROXY,
     };
     a = await startTestServer('sqlite', env, {}, { dbSchema: db.schema });
     b = await startTestServer('sqlite', env, {}, { dbSchema: db.schema });

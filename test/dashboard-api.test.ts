@@ -15,7 +15,7 @@ import { listPendingDeliveries } from '../src/store/webhook-deliveries.ts';
 import { deliverOne } from '../src/webhooks/dispatcher.ts';
 import { verifySignature } from '../src/webhooks/sign.ts';
 import { dialects } from './helpers/db.ts';
-import { dashboardClient, newDashboardUser, signedIn } from './helpers/dashboard.ts';
+import { dashboardClient, newDashboardUser, signedIn, BEHIND_LOCAL_PROXY } from './helpers/dashboard.ts';
 import { commitFinishedJob } from './helpers/finished-job.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.ts';
@@ -26,7 +26,7 @@ describe.each(dialects)('dashboard API: sessions, keys, webhooks (%s)', (dialect
   let s: TestServer;
   let receiver: Receiver;
   beforeAll(async () => {
-    s = await startTestServer(dialect, { ALLOW_PRIVATE_URLS: 'true' });
+    s = await startTestServer(dialect, { ...BEHIND_LOCAL_PROXY, ALLOW_PRIVATE_URLS: 'true' });
     receiver = await startReceiver();
   });
   afterAll(async () => {

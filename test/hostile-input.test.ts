@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { startTestServer, type TestServer } from './helpers/server.ts';
+import { dashboardClient } from './helpers/dashboard.ts';
+import { SIGN_IN_PER_ADDRESS } from '../src/dashboard/throttle.ts';
 
 /**
  * Issue 14, findings 4, 5, 7, 9, 10 and 11, over real HTTP: every hostile input answers the
@@ -160,5 +162,56 @@ describe('hostile input', () => {
     expect(err.message).toBe('The request body must be a JSON object (got array).');
     err = await errorOf(await postJson('/v1/webhooks', '{"url": '));
     expect(err.code).toBe('INVALID_JSON');
+  });
+
+  /** Sends raw bytes on a new connection and reads the whole answer until the server closes. */
+  const rawExchange = (bytes: string) =>
+    new Promise<{ status: number; headers: string; body: string }>((resolve, reject) => {
+      const u = new URL(s.base);
+      const sock = connect(Number(u.port), u.hostname);
+      const chunks: Buffer[] = [];
+      sock.on('data', (c: Buffer) => chunks.push(c));
+      sock.on('error', reject);
+      sock.on('close', () => {
+        const text = Buffer.concat(chunks).toString('latin1');
+        const [head = '', body = ''] = text.split('\r\n\r\n');
+        resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0), headers: head, body });
+      });
+      sock.end(Buffer.from(bytes, 'latin1'));
+    });
+
+  test("issue 28: bytes HTTP refuses in a header or the request line get the contract's body, not the framework's", async () => {
+    const get = (line: string, ...headers: string[]) =>
+      rawExchange(`${line}\r\nHost: 127.0.0.1\r\n${headers.map((h) => `${h}\r\n`).join('')}\r\n`);
+    const cases = [
+      await get('GET /v1/balance HTTP/1.1', 'X-A: \x01'),
+      await get('GET /v1/balance HTTP/1.1', `Authorization: Bearer ${user.key}\x7f`),
+      await get('GET /v1/balance HTTP/1.1', 'Bad Name: x'),
+      await get('GET /v1/ba lance HTTP/1.1'),
+      await get('GET /v1/balance HTTP/9.9'),
+      await rawExchange('\x00\x01\x02 garbage\r\n\r\n'),
+    ];
+    for (const res of cases) {
+      expect(res.status).toBe(400);
+      expect(res.headers).toMatch(/content-type: application\/json/i);
+      const body = JSON.parse(res.body) as { error: { code: string; message: string } };
+      expect(body).toEqual({ error: { code: 'MALFORMED_REQUEST', message: expect.stringMatching(/not valid HTTP/) } });
+    }
+    const huge = await get('GET /v1/balance HTTP/1.1', `X-Big: ${'a'.repeat(20_000)}`);
+    expect(huge.status).toBe(431);
+    expect((JSON.parse(huge.body) as { error: { code: string } }).error.code).toBe('HEADERS_TOO_LARGE');
+    // The server still answers, and the key the mangled header carried still works.
+    expect((await s.api('/v1/balance', { key: user.key })).status).toBe(200);
+  });
+
+  test('issue 28: rotating X-Forwarded-For does not lift the per-address sign-in limit (TRUST_PROXY unset)', async () => {
+    const tries: number[] = [];
+    for (let i = 0; i < SIGN_IN_PER_ADDRESS + 5; i++) {
+      // A new claimed address and a new email each time: only the real address can be counted.
+      const res = await dashboardClient(s, `10.77.${i}.1`).signIn(`guess-${i}-${user.id}@example.com`, 'wrong');
+      tries.push(res.status);
+    }
+    expect(tries.slice(0, SIGN_IN_PER_ADDRESS)).toEqual(Array(SIGN_IN_PER_ADDRESS).fill(401));
+    expect(tries.slice(SIGN_IN_PER_ADDRESS)).toEqual(Array(5).fill(429));
   });
 });

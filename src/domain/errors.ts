@@ -27,6 +27,12 @@ export const errorCatalog = {
   CONFLICTING_INPUT: { status: 400, message: 'Send only one of uploadKey or sourceUrl, not both.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The request Content-Type is not supported by this route.' },
   REQUEST_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
+  MALFORMED_REQUEST: {
+    status: 400,
+    message: 'The request is not valid HTTP: its request line or a header holds bytes HTTP does not allow.',
+  },
+  HEADERS_TOO_LARGE: { status: 431, message: 'The request headers are too large.' },
+  REQUEST_TIMEOUT: { status: 408, message: 'The request did not arrive in time.' },
   NOT_FOUND: { status: 404, message: 'No such route.' },
   IDEMPOTENCY_KEY_REUSED: {
     status: 409,

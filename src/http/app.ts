@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import { ApiError } from '../domain/errors.ts';
+import { answerClientError } from './client-error.ts';
 import { LOG_SERIALIZERS, REDACT_PATHS, REDACTED, scrubUrl } from '../log-redaction.ts';
 import { installJsonParser } from './json-body.ts';
 import { installIdempotency } from './idempotency.ts';
@@ -29,6 +30,13 @@ export const API_VERSION = '1.0.0';
 /** `/api/v1/...` -> `/v1/...`; every other path is left as it is. */
 export function hostedBasePath(url: string): string {
   return url === '/api/v1' || url.startsWith('/api/v1/') || url.startsWith('/api/v1?') ? url.slice(4) : url;
+}
+
+/** Config.trustProxy as Fastify takes it: a hop count becomes proxy-addr's "trust the nearest N hops". */
+function trustProxyOption(
+  t: Runtime['config']['trustProxy'],
+): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof t === 'number' ? (_address, hop) => hop < t : t;
 }
 
 export interface AppOptions {
@@ -69,7 +77,10 @@ export function buildApp(rt: Runtime, opts: AppOptions = {}): FastifyInstance {
     // signed upload and download URLs too), so a client that hard-codes it needs only the host.
     rewriteUrl: (req) => hostedBasePath(req.url ?? '/'),
     bodyLimit: 1024 * 1024,
-    trustProxy: true,
+    // X-Forwarded-For/-Proto/-Host count only from the proxies the operator names (TRUST_PROXY):
+    // trusted by default, a client could pick its own address and dodge the per-address limits.
+    trustProxy: trustProxyOption(rt.config.trustProxy),
+    clientErrorHandler: answerClientError,
     // A slow or stalled client cannot hold a connection: the whole request must arrive within
     // requestTimeout, and a socket silent either way for idleTimeout is closed (README, "Timeouts").
     requestTimeout: requestTimeoutMs,

@@ -30,9 +30,16 @@ export interface DashboardClient {
 }
 
 /**
+ * The setting of a server whose dashboard clients stand for many people behind a proxy on this
+ * machine: X-Forwarded-For from loopback peers is believed (TRUST_PROXY), so each dashboardClient
+ * counts as its own address.
+ */
+export const BEHIND_LOCAL_PROXY = { TRUST_PROXY: 'loopback' } as const;
+
+/**
  * A browser-like client of the dashboard API: keeps the session cookie and the CSRF token. Each
- * client claims its own client address (X-Forwarded-For; the app trusts the proxy header) so the
- * per-address sign-in throttle of one test does not leak into another.
+ * client claims its own client address (X-Forwarded-For, believed by a server started with
+ * BEHIND_LOCAL_PROXY) so the per-address sign-in throttle of one test does not leak into another.
  */
 export function dashboardClient(s: TestServer, address = `10.9.${rand()}.${rand()}`): DashboardClient {
   const c: DashboardClient = {

@@ -70,6 +70,36 @@ describe('deployment mode (STEMFORGE_MODE)', () => {
   });
 });
 
+describe('TRUST_PROXY and the cache directory (issue 28)', () => {
+  it('believes no forwarded header by default', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+  });
+
+  it('takes true, a hop count, or proxy addresses, ranges and names', () => {
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1,fd00::/8,loopback' }).trustProxy).toEqual([
+      '10.0.0.0/8',
+      '127.0.0.1',
+      '::1',
+      'fd00::/8',
+      'loopback',
+    ]);
+  });
+
+  it('refuses what is not an address, naming the variable and the bad part', () => {
+    expect(refusal({ TRUST_PROXY: '10.0.0.0/33' })).toMatch(/TRUST_PROXY: .*not 10\.0\.0\.0\/33/);
+    expect(refusal({ TRUST_PROXY: 'proxy.example.com' })).toMatch(/TRUST_PROXY: .*not proxy\.example\.com/);
+  });
+
+  it('keeps derived model files in the data folder unless STEMFORGE_CACHE_DIR says otherwise', () => {
+    const c = loadConfig({ STEMFORGE_DATA_DIR: '/srv/sf', STEMFORGE_MODELS_DIR: '/models' });
+    expect([c.modelsDir, c.cacheDir]).toEqual(['/models', '/srv/sf/cache']);
+    expect(loadConfig({ STEMFORGE_CACHE_DIR: '/var/cache/sf' }).cacheDir).toBe('/var/cache/sf');
+  });
+});
+
 describe('safeError (what queue adapters log)', () => {
   it('keeps the message and code but never a password in a URL', () => {
     const err = Object.assign(new Error('connect to redis://default:hunter2@10.0.0.5:6379 failed'), {
