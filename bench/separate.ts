@@ -66,7 +66,16 @@ interface ChildArgs {
   provider: 'cpu' | 'cuda';
 }
 
-async function child({ input, out, quality, modelsDir, cacheDir, rewriteGraph, splitGraph, provider }: ChildArgs): Promise<void> {
+async function child({
+  input,
+  out,
+  quality,
+  modelsDir,
+  cacheDir,
+  rewriteGraph,
+  splitGraph,
+  provider,
+}: ChildArgs): Promise<void> {
   const { SeparationEngine } = await import('../src/separation/engine.ts');
   const engine = new SeparationEngine({
     modelsDir,

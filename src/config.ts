@@ -68,6 +68,7 @@ const envSchema = z.object({
   IDEMPOTENCY_KEY_HOURS: num(0.001).default(24),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   STEMFORGE_BOOTSTRAP_ACCOUNT: bool.default(true),
+  STEMFORGE_CLI: z.string().trim().min(1).default('npx stemforge'),
   STEMFORGE_ADMIN_EMAIL: z
     .string()
     .trim()
@@ -181,6 +182,8 @@ export interface Config {
    */
   trustProxy: boolean | number | string[];
   bootstrapAccount: boolean;
+  /** How the first start's banner tells the operator to run the command line (the image: `docker exec <container> stemforge`). */
+  cliCommand: string;
   dashboard: {
     /** Email of the account the first start creates, and signs in to the dashboard with. */
     adminEmail: string;
@@ -268,6 +271,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: e.LOG_LEVEL,
     trustProxy: e.TRUST_PROXY,
     bootstrapAccount: e.STEMFORGE_BOOTSTRAP_ACCOUNT,
+    cliCommand: e.STEMFORGE_CLI,
     dashboard: {
       adminEmail: e.STEMFORGE_ADMIN_EMAIL.toLowerCase(),
       requestsPerMinute: e.DASHBOARD_REQUESTS_PER_MINUTE,

@@ -2,7 +2,12 @@ import { readFile } from 'node:fs/promises';
 import type { TestServer } from './server.ts';
 
 /** Uploads a local file through POST /upload + the signed PUT; returns the upload key. */
-export async function uploadFile(s: TestServer, key: string, path: string, filename: string): Promise<string> {
+export async function uploadFile(
+  s: Pick<TestServer, 'api'>,
+  key: string,
+  path: string,
+  filename: string,
+): Promise<string> {
   const grant: any = await (await s.api('/v1/upload', { key, method: 'POST', json: { filename } })).json();
   const res = await fetch(grant.uploadUrl, {
     method: 'PUT',
@@ -15,7 +20,7 @@ export async function uploadFile(s: TestServer, key: string, path: string, filen
 
 /** Polls a job until it reaches a terminal state, recording every progress value seen. */
 export async function waitForJob(
-  s: TestServer,
+  s: Pick<TestServer, 'api'>,
   key: string,
   path: string,
   timeoutMs = 300_000,

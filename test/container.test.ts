@@ -1,0 +1,159 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { sharedPath } from '../support/shared.ts';
+import {
+  buildImage,
+  IMAGE,
+  podman,
+  podmanMissing,
+  removeContainers,
+  runContainer,
+  waitForLog,
+} from './container/podman.ts';
+import { TEST_POSTGRES_URL } from './helpers/db.ts';
+import { uploadFile, waitForJob } from './helpers/jobs.ts';
+import { startS3Server, type TestS3Server } from './helpers/s3-server.ts';
+import { freePort } from './helpers/server.ts';
+
+/** A client of a service started outside this process (a container), as test helpers take it. */
+function remote(base: string) {
+  return {
+    api(path: string, init: RequestInit & { key?: string; json?: unknown } = {}) {
+      const headers = new Headers(init.headers);
+      if (init.key) headers.set('authorization', `Bearer ${init.key}`);
+      if (init.json !== undefined) headers.set('content-type', 'application/json');
+      const body = init.json !== undefined ? JSON.stringify(init.json) : init.body;
+      return fetch(path.startsWith('http') ? path : `${base}${path}`, { ...init, headers, body });
+    },
+  };
+}
+
+/** Uploads the clip, runs a FOUR_STEMS FAST job to the end and fetches one stem; returns the job. */
+async function fastJob(api: ReturnType<typeof remote>, key: string) {
+  const clip = sharedPath('audio', 'musdb-falcon69', 'mixture.wav');
+  const uploadKey = await uploadFile(api, key, clip, 'falcon.wav');
+  const created = await api.api('/v1/jobs', {
+    method: 'POST',
+    key,
+    json: { uploadKey, outputType: 'FOUR_STEMS', quality: 'FAST' },
+  });
+  expect(created.status).toBe(201);
+  const { id } = (await created.json()) as { id: string };
+  const { job } = await waitForJob(api, key, `/v1/jobs/${id}`, 600_000);
+  expect(job.status, JSON.stringify(job.error ?? null)).toBe('COMPLETED');
+  expect(Object.keys(job.outputs).sort()).toEqual(['bass', 'drums', 'other', 'vocals']);
+  const stem = await fetch(job.outputs.vocals.url);
+  expect(stem.status).toBe(200);
+  expect((await stem.arrayBuffer()).byteLength).toBeGreaterThan(10_000);
+  return job as { id: string };
+}
+
+const keyOf = (out: string) => {
+  const key = /API key: (sk_\S+)/.exec(out)?.[1];
+  if (!key) throw new Error(`no API key in the container's output:\n${out}`);
+  return key;
+};
+
+// Where podman cannot run, the test says why and is skipped; .ci/run requires it
+// (STEMFORGE_CONTAINER_TEST=required), so CI fails rather than passing without it.
+const missing = podmanMissing();
+const required = process.env.STEMFORGE_CONTAINER_TEST === 'required';
+if (missing && !required) console.warn(`container test skipped: ${missing}`);
+
+/**
+ * Issue 28: the Dockerfile, built unchanged on a local stand-in of node:24-bookworm-slim, runs the
+ * service embedded (key printed, a FAST job through the API with the models volume mounted
+ * read-only, the key still valid in a new container on the same volume) and scale-out (an API
+ * container and a worker container against this machine's PostgreSQL and Redis and an S3 server).
+ */
+describe.skipIf(missing !== undefined && !required)('the container image (podman)', () => {
+  const tag = randomBytes(4).toString('hex');
+  const containers: string[] = [];
+  const volume = `sf-test-${tag}`;
+  const database = `sf_container_${tag}`;
+  let s3: TestS3Server | undefined;
+
+  beforeAll(async () => {
+    if (missing) throw new Error(`the container test cannot run: ${missing}`);
+    await buildImage();
+  }, 1_800_000);
+
+  afterAll(async () => {
+    await removeContainers(containers);
+    await podman(['volume', 'rm', '-f', volume]).catch(() => undefined);
+    await s3?.close();
+    const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin.end();
+  });
+
+  it('runs embedded as a non-root user, with a read-only models volume, and keeps its data across containers', async () => {
+    const port = await freePort();
+    const args = [
+      '-e',
+      `PORT=${port}`,
+      '-e',
+      'HOST=127.0.0.1',
+      '-v',
+      `${volume}:/data`,
+      '-v',
+      `${sharedPath('models')}:/models:ro`,
+      '-e',
+      'STEMFORGE_MODELS_DIR=/models',
+      IMAGE,
+    ];
+    const first = await runContainer(args);
+    containers.push(first);
+    const out = await waitForLog(first, /Stemforge listening/);
+    const key = keyOf(out);
+    expect(out).toMatch(/Dashboard: .*\n\s+Email: +admin@localhost\n\s+Password: +\S+/);
+    expect(await podman(['exec', first, 'id', '-u'])).toBe('1000');
+    // The image's HEALTHCHECK passes once the API answers.
+    await podman(['healthcheck', 'run', first]);
+    const api = remote(`http://127.0.0.1:${port}`);
+    const job = await fastJob(api, key);
+
+    await podman(['stop', '-t', '30', first]);
+    const second = await runContainer(args);
+    containers.push(second);
+    const again = await waitForLog(second, /Stemforge listening/);
+    expect(again).not.toMatch(/API key:/);
+    expect((await api.api('/v1/balance', { key })).status).toBe(200);
+    const kept = (await (await api.api(`/v1/jobs/${job.id}`, { key })).json()) as { status: string };
+    expect(kept.status).toBe('COMPLETED');
+  }, 900_000);
+
+  it('runs scale-out: `serve --no-workers` and `worker` containers share PostgreSQL, Redis and S3', async () => {
+    const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${database}`);
+    await admin.end();
+    s3 = await startS3Server();
+    const port = await freePort();
+    const env = {
+      STEMFORGE_MODE: 'scale-out',
+      DATABASE_URL: TEST_POSTGRES_URL.replace(/\/[^/]*$/, `/${database}`),
+      REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+      REDIS_PREFIX: `sf-container-${tag}`,
+      STORAGE: 's3',
+      S3_BUCKET: s3.bucket,
+      S3_REGION: s3.region,
+      S3_ENDPOINT: s3.endpoint,
+      S3_ACCESS_KEY_ID: s3.accessKeyId,
+      S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+      STEMFORGE_SIGNING_SECRET: randomBytes(32).toString('hex'),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+    };
+    const envArgs = Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+    const apiContainer = await runContainer([...envArgs, IMAGE, 'serve', '--no-workers']);
+    containers.push(apiContainer);
+    const key = keyOf(await waitForLog(apiContainer, /Stemforge listening/));
+    const worker = await runContainer([...envArgs, IMAGE, 'worker']);
+    containers.push(worker);
+    await waitForLog(worker, /Stemforge worker started/);
+    await fastJob(remote(`http://127.0.0.1:${port}`), key);
+  }, 900_000);
+});
