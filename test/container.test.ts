@@ -110,6 +110,12 @@ describe.skipIf(missing !== undefined && !required)('the container image (podman
     const key = keyOf(out);
     expect(out).toMatch(/Dashboard: .*\n\s+Email: +admin@localhost\n\s+Password: +\S+/);
     expect(await podman(['exec', first, 'id', '-u'])).toBe('1000');
+    // The banner's hint works as printed: the command line inside the running container.
+    const account = /Account: (acc\S*)/.exec(out)?.[1];
+    expect(out).toContain(`More keys: docker exec <container> stemforge keys create --account ${account}`);
+    expect(await podman(['exec', first, 'stemforge', 'keys', 'list', '--account', account!])).toContain(
+      key.slice(0, 12),
+    );
     // The image's HEALTHCHECK passes once the API answers.
     await podman(['healthcheck', 'run', first]);
     const api = remote(`http://127.0.0.1:${port}`);
