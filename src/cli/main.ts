@@ -26,6 +26,10 @@ const commands: Record<string, { summary: string; load: () => Promise<CommandMod
   webhooks: { summary: 'webhooks enable <id>', load: () => import('./webhooks.ts') },
   models: { summary: 'models list | models pull NAME [--url URL]', load: () => import('./models.ts') },
   migrate: { summary: 'apply database migrations and exit', load: () => import('./migrate.ts') },
+  backup: {
+    summary: 'backup DIR: a consistent copy of an embedded instance, while it runs',
+    load: () => import('./backup.ts'),
+  },
 };
 
 function usage(): string {
