@@ -43,6 +43,8 @@ export async function buildImage(): Promise<void> {
     ['build', '--pull=never', '--network', 'host', '--format', 'docker', ...ca, '-t', IMAGE, repo],
     1_200_000,
   );
+  // Earlier builds' layers, no longer tagged: without this every CI run adds an image's worth of disk.
+  await podman(['image', 'prune', '-f']);
 }
 
 /** Starts a container of the image in the background; returns its id. */
