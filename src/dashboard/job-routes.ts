@@ -12,7 +12,7 @@ import {
 } from '../contract/dashboard.ts';
 import { ApiError } from '../domain/errors.ts';
 import { grantUpload } from '../uploads/grant.ts';
-import { defineRoute } from '../http/route.ts';
+import { defineRoute } from '../routing/route.ts';
 import { createDenoiseJob } from '../jobs/create-denoise-job.ts';
 import { createStemJob } from '../jobs/create-stem-job.ts';
 import { createTrackJob } from '../jobs/create-track-job.ts';

@@ -1,7 +1,7 @@
 import { IdParams } from '../contract/common.ts';
 import { CreateKeyRequest, KeyCreated, KeyList } from '../contract/dashboard.ts';
 import { ApiError } from '../domain/errors.ts';
-import { defineRoute } from '../http/route.ts';
+import { defineRoute } from '../routing/route.ts';
 import type { Runtime } from '../runtime.ts';
 import {
   type ApiKeyInfo,

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { registerRoutes } from '../http/route.ts';
+import { registerRoutes } from '../routing/route.ts';
 import type { Runtime } from '../runtime.ts';
 import { accountRoutes } from './account-routes.ts';
 import { dashboardGuard } from './guard.ts';

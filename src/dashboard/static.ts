@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../config.ts';
 import { ApiError } from '../domain/errors.ts';
-import { MAX_PARAM_LENGTH, paramTooLongError } from '../http/error-handler.ts';
+import { MAX_PARAM_LENGTH, paramTooLongError } from '../routing/param-length.ts';
 
 /** Where `npm run build:web` writes the front end. */
 export const DEFAULT_WEB_DIR = fileURLToPath(new URL('../../web/dist/', import.meta.url));

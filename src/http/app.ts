@@ -7,8 +7,9 @@ import { installJsonParser } from './json-body.ts';
 import { installIdempotency } from './idempotency.ts';
 import type { Runtime } from '../runtime.ts';
 import { apiKeyHook } from './auth.ts';
-import { installErrorHandler, paramTooLongError } from './error-handler.ts';
-import { type AnyRoute, registerRoutes } from './route.ts';
+import { installErrorHandler } from './error-handler.ts';
+import { paramTooLongError } from '../routing/param-length.ts';
+import { type AnyRoute, registerRoutes } from '../routing/route.ts';
 import { balanceRoutes } from './balance.ts';
 import { uploadGrantRoutes } from './upload.ts';
 import { registerUploadPut } from './upload-put.ts';
@@ -22,7 +23,6 @@ import { webhookRoutes } from './webhooks.ts';
 import { openApiRoutes } from './openapi.ts';
 import { registerBlobRoutes } from './blob-routes.ts';
 import { registerDocsAssets } from './docs-page.ts';
-import { registerDashboard } from '../dashboard/register.ts';
 
 export const API_VERSION = '1.0.0';
 
@@ -31,16 +31,17 @@ export function hostedBasePath(url: string): string {
   return url === '/api/v1' || url.startsWith('/api/v1/') || url.startsWith('/api/v1?') ? url.slice(4) : url;
 }
 
-export interface AppOptions {
+export interface ApiOptions {
   logger?: boolean;
-  /** The built front end (default: web/dist); tests point it at a fixture. */
-  webDir?: string;
   /** Where the log goes (tests read it); stdout when absent. */
   logStream?: Writable;
 }
 
-/** Builds the Fastify app for a runtime: every route, the auth and rate-limit hook, the error mapping. */
-export function buildApp(rt: Runtime, opts: AppOptions = {}): FastifyInstance {
+/**
+ * Builds the Fastify app of the API for a runtime: every route, the auth and rate-limit hook, the
+ * error mapping. `src/app/build-app.ts` mounts the dashboard on it.
+ */
+export function buildApi(rt: Runtime, opts: ApiOptions = {}): FastifyInstance {
   const { requestTimeoutMs, idleTimeoutMs, keepAliveTimeoutMs } = rt.config.http;
   const app = Fastify({
     logger:
@@ -125,6 +126,5 @@ export function buildApp(rt: Runtime, opts: AppOptions = {}): FastifyInstance {
   registerFilesUpload(app, rt);
   registerBlobRoutes(app, { store: rt.store, signer: rt.signer });
   registerDocsAssets(app);
-  registerDashboard(app, rt, opts.webDir);
   return app;
 }

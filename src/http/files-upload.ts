@@ -5,9 +5,9 @@ import { deleteUpload, insertUpload, type UploadRow } from '../store/uploads.ts'
 import { newUploadRow, uploadPrefix } from '../uploads/grant.ts';
 import { ingestUpload } from '../uploads/ingest.ts';
 import { tooLarge } from '../uploads/receive.ts';
-import { defineRoute, registerRoutes } from './route.ts';
+import { defineRoute, registerRoutes } from '../routing/route.ts';
 import { UploadedFile } from '../contract/upload.ts';
-import type { AuthContext } from './auth.ts';
+import type { AuthContext } from '../routing/request-context.ts';
 import type { Runtime } from '../runtime.ts';
 
 /** Form fields besides the file are ignored, but bounded, so a form cannot stream unbounded text. */

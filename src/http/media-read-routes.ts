@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { defineRoute } from './route.ts';
+import { defineRoute } from '../routing/route.ts';
 import { IdParams, OffsetListQuery } from '../contract/common.ts';
 import { ApiError } from '../domain/errors.ts';
 import { findAccountJob, listJobs, type JobRow } from '../store/jobs.ts';
