@@ -127,7 +127,6 @@ async function discard(rt: Runtime, row: UploadRow): Promise<void> {
 
 /** @fastify/multipart and busboy errors in the catalog's terms. */
 function multipartError(err: unknown, maxBytes: number): unknown {
-  if (err instanceof ApiError) return err;
   const code = (err as { code?: string }).code;
   if (code === 'FST_REQ_FILE_TOO_LARGE') return tooLarge(maxBytes);
   if (code === 'FST_FILES_LIMIT')

@@ -1,10 +1,9 @@
 import type { z } from 'zod';
 import type { Config } from '../config.ts';
-import { ApiError } from '../domain/errors.ts';
 import type { CreateWebhookRequest } from '../contract/webhooks.ts';
 import { assertPublicUrl } from '../sources/address-guard.ts';
 import type { Db } from '../store/schema.ts';
-import { createWebhook, MAX_WEBHOOKS_PER_ACCOUNT, WebhookLimitError, type WebhookView } from '../store/webhooks.ts';
+import { createWebhook, type WebhookView } from '../store/webhooks.ts';
 
 /** A webhook as the API and the dashboard list it: everything but the secret. */
 export const presentWebhook = (w: WebhookView) => ({
@@ -28,16 +27,6 @@ export async function registerWebhook(
   body: z.infer<typeof CreateWebhookRequest>,
 ) {
   await assertPublicUrl(body.url, { allowPrivate: deps.config.allowPrivateUrls });
-  try {
-    return await createWebhook(deps.db, accountId, { url: body.url, events: body.events });
-  } catch (err) {
-    if (err instanceof WebhookLimitError) {
-      throw new ApiError(
-        'WEBHOOK_LIMIT_REACHED',
-        `This account already has ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks; delete one first.`,
-        { limit: MAX_WEBHOOKS_PER_ACCOUNT },
-      );
-    }
-    throw err;
-  }
+  // Past MAX_WEBHOOKS_PER_ACCOUNT: WebhookLimitError, answered WEBHOOK_LIMIT_REACHED (src/http/error-table.ts).
+  return createWebhook(deps.db, accountId, { url: body.url, events: body.events });
 }
