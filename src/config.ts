@@ -37,7 +37,7 @@ const envSchema = z.object({
   WEBHOOK_TIMEOUT_MS: int(10).default(10_000),
   WORKER_CONCURRENCY: int(1, 64).default(1),
   DOWNLOAD_CONCURRENCY: int(1, 64).default(2),
-  /** Overrides every job kind's attempts (`src/queue/job-catalog.ts`) when set. */
+  /** Overrides every job kind's attempts (`src/domain/job-kinds.ts`) when set. */
   JOB_MAX_ATTEMPTS: int(1, 20).optional(),
   JOB_RETRY_BASE_MS: int(0).default(5_000),
   OUTPUT_RETENTION_HOURS: num(0.001).default(24),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { JOB_KINDS } from '../domain/job-kinds.ts';
 import { JobStatus, OffsetPagination, OutputFormat, OutputType, Quality, Timestamp } from './common.ts';
 import { CreateJobRequest } from './jobs.ts';
 import { CreateTrackJobRequest } from './track-jobs.ts';
@@ -14,7 +15,6 @@ import { CreateWebhookRequest, WebhookListItem } from './webhooks.ts';
  */
 
 export const MIN_PASSWORD_LENGTH = 10;
-export const JOB_KINDS = ['stem', 'video', 'track', 'denoise'] as const;
 export const JobKind = z.enum(JOB_KINDS);
 
 // --- session ---------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import { BlobNotFoundError } from '../storage/errors.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { JobRow } from '../store/jobs.ts';
 import { readOutputs } from './read-job.ts';
+import { JOB_PRESENTERS } from './job-presenters.ts';
 
 export interface Peaks {
   duration: number;
@@ -111,7 +112,7 @@ export async function jobPeaks(
   const stored = row.status === 'COMPLETED' ? readOutputs(row) : null;
   if (!stored) throw new ApiError('JOB_NOT_COMPLETED');
   const sources: Array<[string, string]> = Object.entries(stored).map(([name, o]) => [name, o.key]);
-  if (row.kind === 'denoise' && row.source_key && (await deps.store.stat(row.source_key))) {
+  if (JOB_PRESENTERS[row.kind].playsInput && row.source_key && (await deps.store.stat(row.source_key))) {
     sources.push(['input', row.source_key]);
   }
   const outputs: Record<string, Peaks> = {};
