@@ -1,4 +1,5 @@
 import type { StemName } from '../separation/stems.ts';
+import type { OutputTypeValue } from '../domain/vocabulary.ts';
 
 export type EngineFormat = 'mp3' | 'wav' | 'flac';
 
@@ -7,6 +8,9 @@ export type EngineStem = StemName;
 export interface SeparateRequest {
   inputPath: string;
   outDir: string;
+  /** What was asked for: the model registry says which model serves it. */
+  outputType: OutputTypeValue;
+  /** The stems to write (the output type's, or fewer). */
   stems: EngineStem[];
   format: EngineFormat;
   quality: 'FAST' | 'BALANCED' | 'BEST';

@@ -6,9 +6,9 @@ import { AudioEncoder, AUDIO_CONTENT_TYPES, type AudioFormat } from '../audio/en
 import { decodeAudio } from '../audio/decode.ts';
 import type { TypedJobOf } from '../jobs/read-job.ts';
 import { ProgressSpan, segmentProgress } from './progress-span.ts';
-import { QUALITY_SETTINGS, type QualityTier } from '../separation/quality.ts';
+import { QUALITY_SETTINGS } from '../separation/quality.ts';
 import { planSegments } from '../separation/segment-plan.ts';
-import { HTDEMUCS_SAMPLE_RATE, HTDEMUCS_SEGMENT_FRAMES } from '../separation/htdemucs-shapes.ts';
+import { segmentFrames, separationModelFor } from '../models/registry.ts';
 import { outputFileName, type StoredOutputs } from '../jobs/outputs.ts';
 import { PermanentJobError } from './job-errors.ts';
 import type { EngineStem } from '../engines/engines.ts';
@@ -61,11 +61,12 @@ async function separateInput(
   const separated = await engines.separate({
     inputPath,
     outDir,
+    outputType: options.outputType,
     stems,
     format: denoise ? 'flac' : format,
     quality: options.quality,
     signal,
-    onProgress: segmentProgress(span, 15, denoise ? 70 : 80, estimatedSegments(job.duration_seconds, options.quality)),
+    onProgress: segmentProgress(span, 15, denoise ? 70 : 80, estimatedSegments(job.duration_seconds, options)),
   });
   const files: Record<string, string> = { ...separated.files } as Record<string, string>;
   if (denoise) {
@@ -123,14 +124,19 @@ type SeparationJob = TypedJobOf<SeparationKind>;
 
 /**
  * Segments a separation will run, for the progress before the first one reports (the tier's plan
- * over the job's duration; each shifted pass has its own; flipped passes run within a segment).
+ * over the job's duration in the serving model's segments; each shifted pass has its own; flipped
+ * passes run within a segment).
  */
-function estimatedSegments(durationSeconds: number | null, quality: QualityTier): number {
-  const frames = Math.max(1, Math.round((durationSeconds ?? 60) * HTDEMUCS_SAMPLE_RATE));
+function estimatedSegments(
+  durationSeconds: number | null,
+  { outputType, quality }: Pick<SeparationJob['options'], 'outputType' | 'quality'>,
+): number {
+  const model = separationModelFor(outputType);
+  const frames = Math.max(1, Math.round((durationSeconds ?? 60) * model.sampleRate));
   return planSegments(frames, {
     ...QUALITY_SETTINGS[quality],
-    segment: HTDEMUCS_SEGMENT_FRAMES,
-    sampleRate: HTDEMUCS_SAMPLE_RATE,
+    segment: segmentFrames(model),
+    sampleRate: model.sampleRate,
   }).length;
 }
 
