@@ -2,9 +2,8 @@ import { z } from 'zod';
 import { JOB_KINDS } from '../domain/job-kinds.ts';
 import { JobStatus, OffsetPagination, OutputFormat, OutputType, Quality, Timestamp } from './common.ts';
 import { CreateJobRequest } from './jobs.ts';
-import { CreateTrackJobRequest } from './track-jobs.ts';
+import { CreateTrackJobRequest, CreateVideoJobRequest } from './media-jobs.ts';
 import { UploadGrant, UploadGrantRequest } from './upload.ts';
-import { CreateVideoJobRequest } from './video-jobs.ts';
 import { CreateWebhookRequest, WebhookListItem } from './webhooks.ts';
 
 /**

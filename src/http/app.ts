@@ -17,8 +17,7 @@ import { filesUploadRoute, registerFilesUpload } from './files-upload.ts';
 import { denoiseJobRoutes } from './denoise-jobs.ts';
 import { healthRoutes } from './health.ts';
 import { jobRoutes } from './jobs.ts';
-import { videoJobRoutes } from './video-jobs.ts';
-import { trackJobRoutes } from './track-jobs.ts';
+import { mediaJobRoutes } from './media-jobs.ts';
 import { webhookRoutes } from './webhooks.ts';
 import { openApiRoutes } from './openapi.ts';
 import { registerBlobRoutes } from './blob-routes.ts';
@@ -115,8 +114,7 @@ export function buildApi(rt: Runtime, opts: ApiOptions = {}): FastifyInstance {
     ...balanceRoutes(rt),
     ...uploadGrantRoutes(rt),
     ...jobRoutes(rt),
-    ...videoJobRoutes(rt),
-    ...trackJobRoutes(rt),
+    ...mediaJobRoutes(rt),
     ...denoiseJobRoutes(rt),
     ...webhookRoutes(rt),
   ];
