@@ -14,7 +14,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { loadConfig } from '../src/config.ts';
 import { createRuntime } from '../src/runtime.ts';
-import { buildApp } from '../src/http/app.ts';
+import { buildApp } from '../src/app/build-app.ts';
 import { startWorkers } from '../src/worker/start.ts';
 import { createAccount } from '../src/store/accounts.ts';
 import { createApiKey } from '../src/store/api-keys.ts';

@@ -11,7 +11,7 @@ import { cpus } from 'node:os';
 const runs = Number(process.argv[2] ?? 7);
 const probe =
   "const t0 = performance.now(); await import('./src/cli/serve.ts'); await import('./src/runtime.ts'); " +
-  "await import('./src/http/app.ts'); console.log(JSON.stringify({ ms: performance.now() - t0, rssMb: process.memoryUsage().rss / 1e6 }))";
+  "await import('./src/app/build-app.ts'); console.log(JSON.stringify({ ms: performance.now() - t0, rssMb: process.memoryUsage().rss / 1e6 }))";
 
 const sides = {
   tsx: ['--import', 'tsx/esm', '--input-type=module', '-e', probe],

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { resolve, join } from 'node:path';
 import { z } from 'zod';
+import { STORAGE_BACKEND_NAMES, STORAGE_BACKENDS } from './storage/backends.ts';
 
 /**
  * The service's configuration, parsed once at start-up from the environment.
@@ -37,7 +38,7 @@ const envSchema = z.object({
   WEBHOOK_TIMEOUT_MS: int(10).default(10_000),
   WORKER_CONCURRENCY: int(1, 64).default(1),
   DOWNLOAD_CONCURRENCY: int(1, 64).default(2),
-  /** Overrides every job kind's attempts (`src/queue/job-catalog.ts`) when set. */
+  /** Overrides every job kind's attempts (`src/domain/job-kinds.ts`) when set. */
   JOB_MAX_ATTEMPTS: int(1, 20).optional(),
   JOB_RETRY_BASE_MS: int(0).default(5_000),
   OUTPUT_RETENTION_HOURS: num(0.001).default(24),
@@ -46,7 +47,7 @@ const envSchema = z.object({
     .string()
     .regex(/^[\w.-]{1,64}$/)
     .default('stemforge'),
-  STORAGE: z.enum(['disk', 's3']).default('disk'),
+  STORAGE: z.enum(STORAGE_BACKEND_NAMES).default('disk'),
   S3_BUCKET: optionalString,
   S3_REGION: z.string().default('us-east-1'),
   S3_ENDPOINT: optionalString.pipe(z.url().optional()),
@@ -298,7 +299,11 @@ function parseDeployment(e: z.infer<typeof envSchema>, databaseUrl: string): Dep
   const missing: string[] = [];
   if (!e.REDIS_URL) missing.push('REDIS_URL (the BullMQ queues and shared rate-limit counters)');
   if (!databaseUrl.startsWith('postgres')) missing.push("DATABASE_URL=postgres://... (SQLite is one machine's file)");
-  if (e.STORAGE !== 's3') missing.push('STORAGE=s3 with S3_BUCKET (local disk is not shared between hosts)');
+  const storage = STORAGE_BACKENDS[e.STORAGE];
+  if (!storage.sharedBetweenProcesses) {
+    const shared = Object.values(STORAGE_BACKENDS).filter((b) => b.sharedBetweenProcesses);
+    missing.push(`${shared.map((b) => b.setting).join(' or ')} (${storage.description} is not shared between hosts)`);
+  }
   if (!e.STEMFORGE_SIGNING_SECRET) {
     missing.push(
       'STEMFORGE_SIGNING_SECRET (the same value on every process, so any API process accepts the URLs another signed)',

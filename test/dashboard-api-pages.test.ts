@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, assert, beforeAll, describe, expect, test } from 'vitest';
 import { bootstrapLocalAccount } from '../src/bootstrap.ts';
-import { DASHBOARD_CSP, dashboardCsp, storageOrigins } from '../src/dashboard/static.ts';
+import { DASHBOARD_CSP, dashboardCsp } from '../src/dashboard/static.ts';
+import { createBlobStore } from '../src/storage/create-blob-store.ts';
+import { UrlSigner } from '../src/storage/url-signer.ts';
 import { loadConfig } from '../src/config.ts';
 import { dashboardClient, newDashboardUser, signedIn, BEHIND_LOCAL_PROXY } from './helpers/dashboard.ts';
 import { stemforge } from './helpers/cli.ts';
@@ -46,7 +48,8 @@ describe('dashboard pages, first start and operator CLI', () => {
     expect(DASHBOARD_CSP).not.toContain('unsafe-inline');
     // With S3 storage the stems come from the bucket's endpoint: allowed for media and fetch only.
     const s3 = loadConfig({ STORAGE: 's3', S3_BUCKET: 'b', S3_ENDPOINT: 'http://127.0.0.1:9000/x' });
-    expect(dashboardCsp(storageOrigins(s3.storage))).toContain(
+    const bucket = createBlobStore(s3.storage, { publicUrl: s3.publicUrl, signer: new UrlSigner('s'.repeat(32)) });
+    expect(dashboardCsp(bucket.capabilities.downloadOrigins)).toContain(
       "media-src 'self' http://127.0.0.1:9000 blob:; connect-src 'self' http://127.0.0.1:9000;",
     );
 

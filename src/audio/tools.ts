@@ -6,6 +6,6 @@ export interface FfmpegTools {
 
 export const defaultTools: FfmpegTools = { ffmpegPath: 'ffmpeg', ffprobePath: 'ffprobe' };
 
-/** Sample rate and channel count the separation engine works in. */
+/** Default rate and channel count of decoding and encoding; the separation engine passes its model's rate (model registry). */
 export const ENGINE_SAMPLE_RATE = 44_100;
 export const ENGINE_CHANNELS = 2;

@@ -4,21 +4,21 @@ import { loadConfig } from '../config.ts';
 import { parseCommandArgs, UsageError } from './args.ts';
 import { ProgressBar } from './progress.ts';
 import { SeparationEngine } from '../separation/engine.ts';
-import { modelForStems, type StemName } from '../separation/stems.ts';
-import { STEMS_BY_OUTPUT_TYPE } from '../domain/job-state.ts';
+import { STEMS_BY_OUTPUT_TYPE, type OutputTypeValue } from '../domain/vocabulary.ts';
+import { separationModelFor } from '../models/registry.ts';
 import type { QualityTier } from '../separation/quality.ts';
 import type { AudioFormat } from '../audio/encode.ts';
 
 const USAGE =
   'stemforge separate <input> -o <dir> [--stems vocals|instrumental|2|4|6] [--format mp3|wav|flac] [--quality fast|balanced|best]';
 
-/** The API's output types by their CLI names; `6` needs the htdemucs_6s model. */
-const STEM_CHOICES: Record<string, readonly StemName[]> = {
-  vocals: STEMS_BY_OUTPUT_TYPE.VOCALS,
-  instrumental: STEMS_BY_OUTPUT_TYPE.INSTRUMENTAL,
-  '2': STEMS_BY_OUTPUT_TYPE.BOTH,
-  '4': STEMS_BY_OUTPUT_TYPE.FOUR_STEMS,
-  '6': STEMS_BY_OUTPUT_TYPE.SIX_STEMS,
+/** The API's output types by their CLI names; the model registry says which model serves each (`6`: htdemucs_6s). */
+const STEM_CHOICES: Record<string, OutputTypeValue> = {
+  vocals: 'VOCALS',
+  instrumental: 'INSTRUMENTAL',
+  '2': 'BOTH',
+  '4': 'FOUR_STEMS',
+  '6': 'SIX_STEMS',
 };
 
 /** `stemforge separate`: splits a file into stems offline, no server needed. */
@@ -41,8 +41,8 @@ export async function run(args: string[]): Promise<number> {
   const [inputArg] = positionals;
   if (positionals.length !== 1 || inputArg === undefined || !values.output)
     throw new UsageError(`expected one input and -o <dir>\nusage: ${USAGE}`);
-  const stems = STEM_CHOICES[values.stems!];
-  if (!stems) throw new UsageError(`--stems must be vocals, instrumental, 2, 4 or 6\nusage: ${USAGE}`);
+  const outputType = STEM_CHOICES[values.stems!];
+  if (!outputType) throw new UsageError(`--stems must be vocals, instrumental, 2, 4 or 6\nusage: ${USAGE}`);
   const format = values.format!.toLowerCase();
   if (!['mp3', 'wav', 'flac'].includes(format))
     throw new UsageError(`--format must be mp3, wav or flac\nusage: ${USAGE}`);
@@ -56,7 +56,7 @@ export async function run(args: string[]): Promise<number> {
   const engine = new SeparationEngine({
     modelsDir: config.modelsDir,
     cacheDir: config.cacheDir,
-    model: modelForStems(stems),
+    model: separationModelFor(outputType).name,
     executionProvider: config.onnx.executionProvider,
     threads: config.onnx.threads,
     tools: config.ffmpeg,
@@ -71,7 +71,7 @@ export async function run(args: string[]): Promise<number> {
     const result = await engine.separateFile({
       inputPath: input,
       outDir: resolve(values.output),
-      stems: [...stems],
+      stems: [...STEMS_BY_OUTPUT_TYPE[outputType]],
       format: format as AudioFormat,
       quality: quality as QualityTier,
       onProgress: (f) => bar.update(f),

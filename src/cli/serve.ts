@@ -1,6 +1,6 @@
 import { loadConfig } from '../config.ts';
 import { createRuntime } from '../runtime.ts';
-import { buildApp } from '../http/app.ts';
+import { buildApp } from '../app/build-app.ts';
 import { bootstrapLocalAccount } from '../bootstrap.ts';
 import { parseCommandArgs } from './args.ts';
 import { sweepStartupLeftovers } from '../startup-sweep.ts';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
+import { JOB_KINDS } from '../domain/job-kinds.ts';
 import { JobStatus, OffsetPagination, OutputFormat, OutputType, Quality, Timestamp } from './common.ts';
 import { CreateJobRequest } from './jobs.ts';
-import { CreateTrackJobRequest } from './track-jobs.ts';
+import { CreateTrackJobRequest, CreateVideoJobRequest } from './media-jobs.ts';
 import { UploadGrant, UploadGrantRequest } from './upload.ts';
-import { CreateVideoJobRequest } from './video-jobs.ts';
 import { CreateWebhookRequest, WebhookListItem } from './webhooks.ts';
 
 /**
@@ -14,7 +14,6 @@ import { CreateWebhookRequest, WebhookListItem } from './webhooks.ts';
  */
 
 export const MIN_PASSWORD_LENGTH = 10;
-export const JOB_KINDS = ['stem', 'video', 'track', 'denoise'] as const;
 export const JobKind = z.enum(JOB_KINDS);
 
 // --- session ---------------------------------------------------------------------------------

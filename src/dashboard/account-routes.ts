@@ -1,6 +1,6 @@
 import { LedgerPage, Overview, PageQuery } from '../contract/dashboard.ts';
 import { formatBalance, wholeMinutes } from '../domain/credits.ts';
-import { defineRoute } from '../http/route.ts';
+import { defineRoute } from '../routing/route.ts';
 import type { Runtime } from '../runtime.ts';
 import { getBalance } from '../store/credits.ts';
 import { chargedSecondsByDay, listLedgerPage } from '../store/ledger.ts';

@@ -12,17 +12,14 @@ import {
 } from '../contract/dashboard.ts';
 import { ApiError } from '../domain/errors.ts';
 import { grantUpload } from '../uploads/grant.ts';
-import { defineRoute } from '../http/route.ts';
+import { defineRoute } from '../routing/route.ts';
 import { createDenoiseJob } from '../jobs/create-denoise-job.ts';
 import { createStemJob } from '../jobs/create-stem-job.ts';
-import { createTrackJob } from '../jobs/create-track-job.ts';
-import { createVideoJob } from '../jobs/create-video-job.ts';
-import { readOutputs } from '../jobs/read-job.ts';
+import { createTrackJob, createVideoJob } from '../jobs/create-media-job.ts';
 import type { Runtime } from '../runtime.ts';
-import { BlobNotFoundError } from '../storage/errors.ts';
 import { findAccountJob, listJobs } from '../store/jobs.ts';
 import { DASHBOARD_API, sessionOf } from './guard.ts';
-import { type Peaks, storedPeaks } from './peaks.ts';
+import { jobPeaks } from '../jobs/output-peaks.ts';
 import { presentSummary, presentView, relativeToSite } from './present-job.ts';
 
 const base = { tag: 'Dashboard', auth: 'none' as const };
@@ -72,25 +69,7 @@ export function jobRoutes(rt: Runtime) {
       response: JobPeaks,
       handler: async ({ request, params }) => {
         const row = await ownJob(sessionOf(request).accountId, params.id);
-        if (row.status === 'EXPIRED') throw new ApiError('OUTPUT_EXPIRED');
-        const stored = row.status === 'COMPLETED' ? readOutputs(row) : null;
-        if (!stored) throw new ApiError('JOB_NOT_COMPLETED');
-        const sources: Array<[string, string]> = Object.entries(stored).map(([name, o]) => [name, o.key]);
-        if (row.kind === 'denoise' && row.source_key && (await rt.store.stat(row.source_key))) {
-          sources.push(['input', row.source_key]);
-        }
-        const outputs: Record<string, Peaks> = {};
-        // One at a time: each is an ffmpeg process, and the machine also runs the separation.
-        for (const [name, key] of sources) {
-          outputs[name] = await storedPeaks(rt.store, rt.config.ffmpeg, key, `jobs/${row.id}/peaks/${name}.json`).catch(
-            (err: unknown) => {
-              // Retention removed the file between the status read and the decode.
-              if (err instanceof BlobNotFoundError) throw new ApiError('OUTPUT_EXPIRED');
-              throw err;
-            },
-          );
-        }
-        return { outputs };
+        return { outputs: await jobPeaks({ store: rt.store, tools: rt.config.ffmpeg }, row) };
       },
     }),
     defineRoute({
@@ -122,8 +101,15 @@ export function jobRoutes(rt: Runtime) {
   ];
 }
 
-/** Each kind goes to the service function its API route uses, so limits and errors are the API's. */
-async function createJob(rt: Runtime, accountId: string, body: z.infer<typeof CreateDashboardJobRequest>) {
+/**
+ * Each kind goes to the service function its API route uses, so limits and errors are the API's.
+ * The return type makes the switch exhaustive: a kind added to the request without a case fails to compile.
+ */
+async function createJob(
+  rt: Runtime,
+  accountId: string,
+  body: z.infer<typeof CreateDashboardJobRequest>,
+): Promise<string> {
   switch (body.kind) {
     case 'stem': {
       const { kind: _, ...rest } = body;

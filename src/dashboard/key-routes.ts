@@ -1,16 +1,9 @@
 import { IdParams } from '../contract/common.ts';
 import { CreateKeyRequest, KeyCreated, KeyList } from '../contract/dashboard.ts';
 import { ApiError } from '../domain/errors.ts';
-import { defineRoute } from '../http/route.ts';
+import { defineRoute } from '../routing/route.ts';
 import type { Runtime } from '../runtime.ts';
-import {
-  type ApiKeyInfo,
-  createApiKey,
-  KeyLimitError,
-  listApiKeys,
-  MAX_ACTIVE_KEYS,
-  revokeApiKey,
-} from '../store/api-keys.ts';
+import { type ApiKeyInfo, createApiKey, listApiKeys, revokeApiKey } from '../store/api-keys.ts';
 import { DASHBOARD_API, sessionOf } from './guard.ts';
 
 const base = { tag: 'Dashboard', auth: 'none' as const };
@@ -48,17 +41,9 @@ export function keyRoutes(rt: Runtime) {
       status: 201,
       response: KeyCreated,
       handler: async ({ request, body }) => {
-        try {
-          const { key, info } = await createApiKey(rt.db, sessionOf(request).accountId, body.name);
-          return { key: present(info), secret: key };
-        } catch (err) {
-          if (!(err instanceof KeyLimitError)) throw err;
-          throw new ApiError(
-            'API_KEY_LIMIT_REACHED',
-            `This account already has ${MAX_ACTIVE_KEYS} active API keys; revoke one first.`,
-            { limit: MAX_ACTIVE_KEYS },
-          );
-        }
+        // Past MAX_ACTIVE_KEYS: KeyLimitError, answered API_KEY_LIMIT_REACHED (src/http/error-table.ts).
+        const { key, info } = await createApiKey(rt.db, sessionOf(request).accountId, body.name);
+        return { key: present(info), secret: key };
       },
     }),
     defineRoute({

@@ -1,15 +1,9 @@
 import type { JobSummaryBody, JobViewBody } from '../contract/dashboard.ts';
 import { DOWNLOAD_URL_TTL_SECONDS } from '../jobs/outputs.ts';
+import { presenterOf } from '../jobs/job-presenters.ts';
 import { readAudioMetadata, readJob, readOutputs, type TypedJob } from '../jobs/read-job.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import type { JobRow } from '../store/jobs.ts';
-
-/** The title a person knows the job by: the video or track title, else the file name. */
-function title(job: TypedJob): string {
-  if (job.kind === 'video') return job.input.videoTitle || job.input.fileName || job.row.id;
-  if (job.kind === 'track') return job.input.trackTitle || job.input.fileName || job.row.id;
-  return job.input.fileName || job.row.id;
-}
 
 /** One row of the unified jobs list; every kind has the same fields. */
 export function presentSummary(row: JobRow): JobSummaryBody {
@@ -20,7 +14,7 @@ export function presentSummary(row: JobRow): JobSummaryBody {
     kind: row.kind,
     status: row.status,
     progress: row.progress,
-    title: title(job),
+    title: presenterOf(job).title(job),
     // Billed whole seconds; 0 means "not known yet" for a track whose duration is unknown.
     durationSeconds: job.input.billedSeconds ? Math.ceil(job.input.billedSeconds) : null,
     creditsCharged: row.credits_charged,
@@ -64,31 +58,15 @@ async function signedOutputs(row: JobRow, store: BlobStore, site: string): Promi
 /** A signed link to the original audio of a denoise job (the A/B player), while it is stored. */
 async function inputUrl(job: TypedJob, store: BlobStore, site: string): Promise<string | null> {
   const { row } = job;
-  if (row.kind !== 'denoise' || !row.source_key || row.status === 'EXPIRED') return null;
+  if (!presenterOf(job).playsInput || !row.source_key || row.status === 'EXPIRED') return null;
   const stat = await store.stat(row.source_key);
   if (!stat) return null;
   const { url } = await store.signedDownloadUrl(row.source_key, {
-    fileName: title(job).slice(0, 255),
+    fileName: presenterOf(job).title(job).slice(0, 255),
     contentType: stat.contentType,
     expiresInSeconds: DOWNLOAD_URL_TTL_SECONDS,
   });
   return relativeToSite(url, site);
-}
-
-function sourceOf(job: TypedJob): { thumbnail: string | null; sourceUrl: string | null } {
-  if (job.kind === 'video')
-    return { thumbnail: job.input.videoThumbnail || null, sourceUrl: job.input.videoUrl || null };
-  if (job.kind === 'track') return { thumbnail: job.input.trackArtwork || null, sourceUrl: job.input.trackUrl || null };
-  return { thumbnail: null, sourceUrl: null };
-}
-
-/** The job's options; denoise jobs have only a format, so the separation options are null for them. */
-function optionsOf(job: TypedJob) {
-  if (job.kind === 'denoise') {
-    return { outputType: null, quality: null, outputFormat: job.options.outputFormat, denoiseVocals: false };
-  }
-  const { outputType, quality, outputFormat, denoiseVocals } = job.options;
-  return { outputType, quality, outputFormat, denoiseVocals: denoiseVocals ?? false };
 }
 
 /** The job page: the summary plus options, source, and freshly signed links. */
@@ -97,10 +75,10 @@ export async function presentView(row: JobRow, store: BlobStore, site: string): 
   const [outputs, input] = await Promise.all([signedOutputs(row, store, site), inputUrl(job, store, site)]);
   return {
     ...presentSummary(row),
-    options: optionsOf(job),
+    options: presenterOf(job).options(job),
     errorMessage: row.error_message,
     audioMetadata: readAudioMetadata(row),
-    ...sourceOf(job),
+    ...presenterOf(job).source(job),
     input: { url: input },
     outputs,
   };

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { registerRoutes } from '../http/route.ts';
+import { registerRoutes } from '../routing/route.ts';
 import type { Runtime } from '../runtime.ts';
 import { accountRoutes } from './account-routes.ts';
 import { dashboardGuard } from './guard.ts';
 import { jobRoutes } from './job-routes.ts';
 import { keyRoutes } from './key-routes.ts';
 import { sessionRoutes } from './session-routes.ts';
-import { DEFAULT_WEB_DIR, dashboardCsp, registerDashboardPages, storageOrigins } from './static.ts';
+import { DEFAULT_WEB_DIR, dashboardCsp, registerDashboardPages } from './static.ts';
 import { webhookRoutes } from './webhook-routes.ts';
 
 /**
@@ -22,5 +22,5 @@ export function registerDashboard(app: FastifyInstance, rt: Runtime, webDir?: st
     ...keyRoutes(rt),
     ...webhookRoutes(rt),
   ]);
-  registerDashboardPages(app, webDir ?? DEFAULT_WEB_DIR, dashboardCsp(storageOrigins(rt.config.storage)));
+  registerDashboardPages(app, webDir ?? DEFAULT_WEB_DIR, dashboardCsp(rt.store.capabilities.downloadOrigins));
 }

@@ -1,6 +1,6 @@
 import { ChangePasswordRequest, SessionInfo, SignInRequest } from '../contract/dashboard.ts';
 import { ApiError } from '../domain/errors.ts';
-import { defineRoute } from '../http/route.ts';
+import { defineRoute } from '../routing/route.ts';
 import type { Runtime } from '../runtime.ts';
 import { findCredentials, findPasswordHash, setPasswordHash } from '../store/account-passwords.ts';
 import { deleteOtherSessions, deleteSession } from '../store/sessions.ts';

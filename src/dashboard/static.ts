@@ -3,9 +3,8 @@ import { readFile, stat } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Config } from '../config.ts';
 import { ApiError } from '../domain/errors.ts';
-import { MAX_PARAM_LENGTH, paramTooLongError } from '../http/error-handler.ts';
+import { MAX_PARAM_LENGTH, paramTooLongError } from '../routing/param-length.ts';
 
 /** Where `npm run build:web` writes the front end. */
 export const DEFAULT_WEB_DIR = fileURLToPath(new URL('../../web/dist/', import.meta.url));
@@ -15,7 +14,7 @@ export const DEFAULT_WEB_DIR = fileURLToPath(new URL('../../web/dist/', import.m
  * `blobOrigins` are where signed download links point when they are not this site (S3 storage):
  * the player plays and fetches stems from there.
  */
-export function dashboardCsp(blobOrigins: string[] = []): string {
+export function dashboardCsp(blobOrigins: readonly string[] = []): string {
   const media = ["'self'", ...blobOrigins].join(' ');
   return (
     `default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; media-src ${media} blob:; ` +
@@ -24,13 +23,6 @@ export function dashboardCsp(blobOrigins: string[] = []): string {
 }
 
 export const DASHBOARD_CSP = dashboardCsp();
-
-/** The origins of signed download links for a storage configuration (none for disk: they are this site). */
-export function storageOrigins(storage: Config['storage']): string[] {
-  if (storage.kind !== 's3') return [];
-  // Without an endpoint the links name the bucket's own AWS host, which depends on bucket and region.
-  return [storage.endpoint ? new URL(storage.endpoint).origin : 'https:'];
-}
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

@@ -8,8 +8,8 @@ import {
   WebhookTestResult,
 } from '../contract/dashboard.ts';
 import { ApiError } from '../domain/errors.ts';
-import { defineRoute } from '../http/route.ts';
-import { presentWebhook, registerWebhook } from '../http/webhooks.ts';
+import { defineRoute } from '../routing/route.ts';
+import { presentWebhook, registerWebhook } from '../webhooks/account-webhooks.ts';
 import type { Runtime } from '../runtime.ts';
 import { listWebhookDeliveries } from '../store/webhook-deliveries.ts';
 import { deleteWebhook, enableWebhook, findWebhook, listWebhooks } from '../store/webhooks.ts';

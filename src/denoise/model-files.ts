@@ -1,23 +1,30 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { getModelSpec, type ModelSpec } from '../models/registry.ts';
 
-/** The registry name of the DeepFilterNet3 model (voice cleaning, `denoiseVocals`). */
-export const DENOISE_MODEL = 'dfn3';
+/** The files this engine reads from a DeepFilterNet3 export (upstream `DeepFilterNet3_onnx.tar.gz`). */
+const DFN3_FILE_NAMES = ['enc.onnx', 'erb_dec.onnx', 'df_dec.onnx', 'config.ini'] as const;
+export type Dfn3FileName = (typeof DFN3_FILE_NAMES)[number];
+
+/** The model registry's DeepFilterNet3 entry: its pinned checksums and its sample rate. */
+export const DFN3_SPEC: ModelSpec = (() => {
+  const spec = getModelSpec('dfn3');
+  if (!spec) throw new Error('the model registry has no dfn3 entry');
+  return spec;
+})();
 
 /**
- * The DeepFilterNet3 ONNX export (upstream `DeepFilterNet3_onnx.tar.gz`: enc.onnx, erb_dec.onnx,
- * df_dec.onnx, config.ini). The sha256 of every file is pinned here so a truncated download or a
- * different export is rejected before it can produce wrong audio.
+ * The sha256 of every file, pinned in the model registry, so a truncated download or a different
+ * export is rejected before it can produce wrong audio.
  */
-export const DFN3_FILES = {
-  'enc.onnx': '7c5399d3da8a50ebef1c1a0ae421b33376aa5e45d0e92df16da7e83c9c131916',
-  'erb_dec.onnx': 'ab669a1d10afe20911728b33053a452071042317a90581092b325da7b2f9d895',
-  'df_dec.onnx': '23114ce3b0f6464b763ee62f7bb8aab6b2a129a21eabd5bcfe59413db05f278a',
-  'config.ini': '415eb925d44990d938fb739f514aa3662c1ec0ea836cff044fa1291b82cb4290',
-} as const;
-
-export type Dfn3FileName = keyof typeof DFN3_FILES;
+export const DFN3_FILES = Object.fromEntries(
+  DFN3_FILE_NAMES.map((name) => {
+    const sha256 = DFN3_SPEC.files.find((f) => f.name === name)?.sha256;
+    if (!sha256) throw new Error(`the model registry pins no checksum for dfn3's ${name}`);
+    return [name, sha256];
+  }),
+) as Record<Dfn3FileName, string>;
 
 /** The model's signal-processing parameters, read from config.ini sections [df] and [deepfilternet]. */
 export interface DfParams {
@@ -67,8 +74,14 @@ export async function loadDfn3Model(modelDir: string): Promise<Dfn3Model> {
     }
     bytes[name] = data;
   }
+  const params = parseDfConfig(bytes['config.ini'].toString('utf8'));
+  if (params.sampleRate !== DFN3_SPEC.sampleRate) {
+    throw new ModelFilesError(
+      `config.ini: the model runs at ${params.sampleRate} Hz, but its registry entry says ${DFN3_SPEC.sampleRate} Hz`,
+    );
+  }
   return {
-    params: parseDfConfig(bytes['config.ini'].toString('utf8')),
+    params,
     enc: bytes['enc.onnx'],
     erbDec: bytes['erb_dec.onnx'],
     dfDec: bytes['df_dec.onnx'],

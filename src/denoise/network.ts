@@ -1,5 +1,6 @@
 import ort from 'onnxruntime-node';
-import type { Dfn3Model, DfParams } from './model-files.ts';
+import { sessionProviders } from '../models/registry.ts';
+import { DFN3_SPEC, type Dfn3Model, type DfParams } from './model-files.ts';
 
 /*
  * The three DeepFilterNet3 graphs as exported upstream (df/scripts/export.py): the encoder, the ERB
@@ -34,7 +35,7 @@ export class Dfn3Network {
 
   static async create(model: Dfn3Model, opts: NetworkOptions = {}): Promise<Dfn3Network> {
     const sessionOptions: ort.InferenceSession.SessionOptions = {
-      executionProviders: [opts.executionProvider ?? 'cpu'],
+      executionProviders: [...sessionProviders(DFN3_SPEC, opts.executionProvider ?? 'cpu')],
       intraOpNumThreads: opts.threads && opts.threads > 0 ? opts.threads : 1,
       interOpNumThreads: 1,
       graphOptimizationLevel: 'all',

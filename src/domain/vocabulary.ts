@@ -1,11 +1,8 @@
 /**
  * The service's words, declared once: the contract's enums (`src/contract/common.ts`), the stored
  * rows (`src/store/schema.ts`) and the job payloads (`src/jobs/payloads.ts`) are all built from
- * these lists.
+ * these lists. The job kinds are their own catalog, `job-kinds.ts`.
  */
-export const JOB_KINDS = ['stem', 'video', 'track', 'denoise'] as const;
-export type JobKind = (typeof JOB_KINDS)[number];
-
 export const JOB_STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'EXPIRED'] as const;
 export type JobStatusValue = (typeof JOB_STATUSES)[number];
 

@@ -1,9 +1,9 @@
 import type { Config } from '../config.ts';
 import { ModelNotInstalledError, SeparationEngine } from '../separation/engine.ts';
-import { modelForStems } from '../separation/stems.ts';
 import { DenoiseEngine } from '../denoise/engine.ts';
 import { analyzeAudioInThread } from '../analysis/analyze-off-thread.ts';
 import { isModelInstalled, resolveModel } from '../models/resolve.ts';
+import { denoiseModel, separationModelFor } from '../models/registry.ts';
 import { PermanentJobError } from '../domain/permanent-job-error.ts';
 import type { Engines } from './engines.ts';
 
@@ -42,7 +42,7 @@ export function createEngines(config: Config): Engines {
 
   return {
     async separate(req) {
-      const model = modelForStems(req.stems);
+      const model = separationModelFor(req.outputType).name;
       const engine = acquire(model);
       try {
         return await engine.separateFile({ ...req, stems: req.stems });
@@ -55,10 +55,11 @@ export function createEngines(config: Config): Engines {
     },
     async denoise(req) {
       if (!denoiser) {
-        const model = resolveModel('dfn3', { modelsDir: config.modelsDir });
+        const { name } = denoiseModel();
+        const model = resolveModel(name, { modelsDir: config.modelsDir });
         if (!model) {
           throw new Error(
-            `the DeepFilterNet3 model is not installed in ${config.modelsDir}/dfn3: run "npx stemforge models pull dfn3" or set STEMFORGE_MODELS_DIR`,
+            `the DeepFilterNet3 model is not installed in ${config.modelsDir}/${name}: run "npx stemforge models pull ${name}" or set STEMFORGE_MODELS_DIR`,
           );
         }
         denoiser = new DenoiseEngine({

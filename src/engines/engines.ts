@@ -1,5 +1,5 @@
 import type { StemName } from '../separation/stems.ts';
-import type { AudioMetadataValue } from '../contract/common.ts';
+import type { OutputTypeValue } from '../domain/vocabulary.ts';
 
 export type EngineFormat = 'mp3' | 'wav' | 'flac';
 
@@ -8,6 +8,9 @@ export type EngineStem = StemName;
 export interface SeparateRequest {
   inputPath: string;
   outDir: string;
+  /** What was asked for: the model registry says which model serves it. */
+  outputType: OutputTypeValue;
+  /** The stems to write (the output type's, or fewer). */
   stems: EngineStem[];
   format: EngineFormat;
   quality: 'FAST' | 'BALANCED' | 'BEST';
@@ -25,6 +28,14 @@ export interface DenoiseRequest {
   signal?: AbortSignal;
 }
 
+/** BPM and key (src/analysis/), with how sure each is; an engine without confidences leaves them out. */
+export interface AnalyzeResult {
+  bpm: number | null;
+  key: string | null;
+  tempoConfidence?: number | null;
+  keyConfidence?: number | null;
+}
+
 export interface AnalyzeRequest {
   mixPath: string;
   drumsPath?: string;
@@ -39,7 +50,7 @@ export interface AnalyzeRequest {
 export interface Engines {
   separate(req: SeparateRequest): Promise<{ files: Partial<Record<EngineStem, string>> }>;
   denoise(req: DenoiseRequest): Promise<void>;
-  analyze(req: AnalyzeRequest): Promise<AudioMetadataValue>;
+  analyze(req: AnalyzeRequest): Promise<AnalyzeResult>;
   /** Names of the installed models that gate features (e.g. six stems). */
   hasModel(name: string): boolean;
   close(): Promise<void>;

@@ -8,8 +8,9 @@ import { installJsonParser } from './json-body.ts';
 import { installIdempotency } from './idempotency.ts';
 import type { Runtime } from '../runtime.ts';
 import { apiKeyHook } from './auth.ts';
-import { installErrorHandler, paramTooLongError } from './error-handler.ts';
-import { type AnyRoute, registerRoutes } from './route.ts';
+import { installErrorHandler } from './error-handler.ts';
+import { paramTooLongError } from '../routing/param-length.ts';
+import { type AnyRoute, registerRoutes } from '../routing/route.ts';
 import { balanceRoutes } from './balance.ts';
 import { uploadGrantRoutes } from './upload.ts';
 import { registerUploadPut } from './upload-put.ts';
@@ -17,13 +18,11 @@ import { filesUploadRoute, registerFilesUpload } from './files-upload.ts';
 import { denoiseJobRoutes } from './denoise-jobs.ts';
 import { healthRoutes } from './health.ts';
 import { jobRoutes } from './jobs.ts';
-import { videoJobRoutes } from './video-jobs.ts';
-import { trackJobRoutes } from './track-jobs.ts';
+import { mediaJobRoutes } from './media-jobs.ts';
 import { webhookRoutes } from './webhooks.ts';
 import { openApiRoutes } from './openapi.ts';
 import { registerBlobRoutes } from './blob-routes.ts';
 import { registerDocsAssets } from './docs-page.ts';
-import { registerDashboard } from '../dashboard/register.ts';
 
 export const API_VERSION = '1.0.0';
 
@@ -39,16 +38,17 @@ function trustProxyOption(
   return typeof t === 'number' ? (_address, hop) => hop < t : t;
 }
 
-export interface AppOptions {
+export interface ApiOptions {
   logger?: boolean;
-  /** The built front end (default: web/dist); tests point it at a fixture. */
-  webDir?: string;
   /** Where the log goes (tests read it); stdout when absent. */
   logStream?: Writable;
 }
 
-/** Builds the Fastify app for a runtime: every route, the auth and rate-limit hook, the error mapping. */
-export function buildApp(rt: Runtime, opts: AppOptions = {}): FastifyInstance {
+/**
+ * Builds the Fastify app of the API for a runtime: every route, the auth and rate-limit hook, the
+ * error mapping. `src/app/build-app.ts` mounts the dashboard on it.
+ */
+export function buildApi(rt: Runtime, opts: ApiOptions = {}): FastifyInstance {
   const { requestTimeoutMs, idleTimeoutMs, keepAliveTimeoutMs } = rt.config.http;
   const app = Fastify({
     logger:
@@ -125,8 +125,7 @@ export function buildApp(rt: Runtime, opts: AppOptions = {}): FastifyInstance {
     ...balanceRoutes(rt),
     ...uploadGrantRoutes(rt),
     ...jobRoutes(rt),
-    ...videoJobRoutes(rt),
-    ...trackJobRoutes(rt),
+    ...mediaJobRoutes(rt),
     ...denoiseJobRoutes(rt),
     ...webhookRoutes(rt),
   ];
@@ -136,6 +135,5 @@ export function buildApp(rt: Runtime, opts: AppOptions = {}): FastifyInstance {
   registerFilesUpload(app, rt);
   registerBlobRoutes(app, { store: rt.store, signer: rt.signer });
   registerDocsAssets(app);
-  registerDashboard(app, rt, opts.webDir);
   return app;
 }

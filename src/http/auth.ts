@@ -5,21 +5,6 @@ import { findApiKey, touchApiKey } from '../store/api-keys.ts';
 import type { Db } from '../store/schema.ts';
 import type { RateLimiter } from '../ratelimit/rate-limiter.ts';
 
-export interface AuthContext {
-  accountId: string;
-  keyId: string;
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    auth?: AuthContext;
-  }
-  interface FastifyContextConfig {
-    auth?: 'apiKey' | 'none';
-    rateBucket?: 'poll';
-  }
-}
-
 export interface AuthDeps {
   db: Db;
   rateLimiter: RateLimiter;

@@ -1,4 +1,4 @@
-import { defineRoute } from './route.ts';
+import { defineRoute } from '../routing/route.ts';
 import { Balance } from '../contract/account.ts';
 import { getBalance } from '../store/credits.ts';
 import { formatBalance, wholeMinutes } from '../domain/credits.ts';

@@ -6,7 +6,6 @@ import type { BlobStore } from '../storage/blob-store.ts';
 import { parseByteRange } from '../storage/byte-range.ts';
 import { attachmentDisposition } from '../storage/content-disposition.ts';
 import { BLOB_ROUTE_PREFIX, verifyDownloadQuery } from '../storage/download-url.ts';
-import { BlobNotFoundError } from '../storage/errors.ts';
 import type { UrlSigner } from '../storage/url-signer.ts';
 
 export interface BlobRouteDeps {
@@ -60,9 +59,8 @@ async function serveBlob(
   let stream: Readable | undefined;
   if (req.method === 'GET' && length > 0) {
     // Opened before any header is set, so a blob deleted since `stat` still gets a clean JSON 404.
-    stream = await deps.store.createReadStream(key, { start, end }).catch((err: unknown) => {
-      throw err instanceof BlobNotFoundError ? new ApiError('FILE_NOT_FOUND') : err;
-    });
+    // BlobNotFoundError answers FILE_NOT_FOUND (error-table.ts).
+    stream = await deps.store.createReadStream(key, { start, end });
   }
 
   reply.header('Accept-Ranges', 'bytes');

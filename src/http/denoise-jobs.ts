@@ -1,4 +1,4 @@
-import { defineRoute } from './route.ts';
+import { defineRoute } from '../routing/route.ts';
 import { IdParams } from '../contract/common.ts';
 import {
   CreateDenoiseJobRequest,

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { ZodError } from 'zod';
 import { ApiError } from '../domain/errors.ts';
+import { answerOf } from './error-table.ts';
 
 /** Maps Fastify's own error codes onto the catalog. */
 const FASTIFY_CODES: Record<string, ApiError['code']> = {
@@ -12,15 +12,17 @@ const FASTIFY_CODES: Record<string, ApiError['code']> = {
   FST_ERR_VALIDATION: 'VALIDATION_ERROR',
 };
 
-/** The one place an error becomes an HTTP answer: `{"error":{"code","message"}}` with the real status. */
+/**
+ * The one place an error becomes an HTTP answer: `{"error":{"code","message"}}` with the real status.
+ * Errors of the domain are looked up in `error-table.ts`; the framework's own by their codes here.
+ */
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | Error, request, reply) => {
     let apiErr: ApiError;
-    if (err instanceof ApiError) apiErr = err;
-    else if (err instanceof ZodError) {
-      // A response that does not match its schema is our bug, not the client's.
-      request.log.error({ err }, 'response failed its schema');
-      apiErr = new ApiError('INTERNAL_ERROR');
+    const known = answerOf(err);
+    if (known) {
+      apiErr = known.answer;
+      if (known.log) request.log.error({ err }, known.log);
     } else if ('code' in err && typeof err.code === 'string' && FASTIFY_CODES[err.code]) {
       const code = FASTIFY_CODES[err.code]!;
       apiErr = new ApiError(
@@ -33,7 +35,6 @@ export function installErrorHandler(app: FastifyInstance): void {
       request.log.error({ err }, 'unhandled error');
       apiErr = new ApiError('INTERNAL_ERROR');
     }
-    if (apiErr.status >= 500 && err instanceof ApiError) request.log.error({ err }, apiErr.message);
     for (const [k, v] of Object.entries(apiErr.headers)) reply.header(k, v);
     reply.code(apiErr.status).send(apiErr.toBody());
   });
@@ -41,15 +42,4 @@ export function installErrorHandler(app: FastifyInstance): void {
     const e = new ApiError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`);
     reply.code(e.status).send(e.toBody());
   });
-}
-
-/** Ids are at most 100 characters (Fastify's `maxParamLength`): a longer path segment is refused. */
-export const MAX_PARAM_LENGTH = 100;
-
-export function paramTooLongError(): ApiError {
-  return new ApiError(
-    'VALIDATION_ERROR',
-    `A path parameter is longer than ${MAX_PARAM_LENGTH} characters; ids are shorter.`,
-    { field: null },
-  );
 }

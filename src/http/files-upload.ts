@@ -5,9 +5,9 @@ import { deleteUpload, insertUpload, type UploadRow } from '../store/uploads.ts'
 import { newUploadRow, uploadPrefix } from '../uploads/grant.ts';
 import { ingestUpload } from '../uploads/ingest.ts';
 import { tooLarge } from '../uploads/receive.ts';
-import { defineRoute, registerRoutes } from './route.ts';
+import { defineRoute, registerRoutes } from '../routing/route.ts';
 import { UploadedFile } from '../contract/upload.ts';
-import type { AuthContext } from './auth.ts';
+import type { AuthContext } from '../routing/request-context.ts';
 import type { Runtime } from '../runtime.ts';
 
 /** Form fields besides the file are ignored, but bounded, so a form cannot stream unbounded text. */
@@ -127,7 +127,6 @@ async function discard(rt: Runtime, row: UploadRow): Promise<void> {
 
 /** @fastify/multipart and busboy errors in the catalog's terms. */
 function multipartError(err: unknown, maxBytes: number): unknown {
-  if (err instanceof ApiError) return err;
   const code = (err as { code?: string }).code;
   if (code === 'FST_REQ_FILE_TOO_LARGE') return tooLarge(maxBytes);
   if (code === 'FST_FILES_LIMIT')

@@ -2,7 +2,7 @@ import { pingDatabase } from '../store/db.ts';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { z } from 'zod';
-import { defineRoute } from './route.ts';
+import { defineRoute } from '../routing/route.ts';
 import type { Runtime } from '../runtime.ts';
 
 const run = promisify(execFile);

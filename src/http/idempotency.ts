@@ -11,16 +11,6 @@ import {
 } from '../store/idempotency-keys.ts';
 import type { Db } from '../store/schema.ts';
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    idempotency?: { accountId: string; key: string; claimId: string; settled: boolean };
-  }
-  interface FastifyContextConfig {
-    /** The route creates something: it honours the Idempotency-Key header. */
-    idempotent?: boolean;
-  }
-}
-
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 /** Stripe's limit; visible ASCII only, so a key is safe to store, compare and show. */

@@ -1,4 +1,4 @@
-import { defineRoute } from './route.ts';
+import { defineRoute } from '../routing/route.ts';
 import { IdParams, OffsetListQuery } from '../contract/common.ts';
 import { CreateJobRequest, JobCreated, JobDetail, JobList } from '../contract/jobs.ts';
 import { ApiError } from '../domain/errors.ts';

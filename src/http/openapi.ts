@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { errorCatalog } from '../domain/errors.ts';
 import { ErrorBody } from '../contract/common.ts';
 import { DOCS_HTML, docsHeaders } from './docs-page.ts';
-import { type AnyRoute, defineRoute, isIdempotent } from './route.ts';
+import { type AnyRoute, defineRoute, isIdempotent } from '../routing/route.ts';
 
 const AUTH_ERRORS = ['MISSING_API_KEY', 'INVALID_API_KEY', 'API_KEY_REVOKED', 'RATE_LIMIT_EXCEEDED'] as const;
 const IDEMPOTENCY_ERRORS = ['VALIDATION_ERROR', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_PROGRESS'] as const;

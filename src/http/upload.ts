@@ -1,4 +1,4 @@
-import { defineRoute } from './route.ts';
+import { defineRoute } from '../routing/route.ts';
 import { UploadGrant, UploadGrantRequest } from '../contract/upload.ts';
 import { grantUpload } from '../uploads/grant.ts';
 import type { Runtime } from '../runtime.ts';

@@ -1,29 +1,10 @@
-import type { z } from 'zod';
-import { defineRoute } from './route.ts';
+import { defineRoute } from '../routing/route.ts';
 import { IdParams } from '../contract/common.ts';
 import { CreateWebhookRequest, WebhookCreated, WebhookDeleted, WebhookList } from '../contract/webhooks.ts';
 import { ApiError } from '../domain/errors.ts';
-import { assertPublicUrl } from '../sources/address-guard.ts';
-import {
-  createWebhook,
-  deleteWebhook,
-  listWebhooks,
-  MAX_WEBHOOKS_PER_ACCOUNT,
-  WebhookLimitError,
-  type WebhookView,
-} from '../store/webhooks.ts';
+import { deleteWebhook, listWebhooks, MAX_WEBHOOKS_PER_ACCOUNT } from '../store/webhooks.ts';
+import { presentWebhook, registerWebhook } from '../webhooks/account-webhooks.ts';
 import type { Runtime } from '../runtime.ts';
-
-export const presentWebhook = (w: WebhookView) => ({
-  id: w.id,
-  url: w.url,
-  events: w.events,
-  isActive: w.isActive,
-  failCount: w.failCount,
-  lastError: w.lastError,
-  lastCalledAt: w.lastCalledAt,
-  createdAt: w.createdAt,
-});
 
 export function webhookRoutes(rt: Runtime) {
   return [
@@ -80,24 +61,4 @@ export function webhookRoutes(rt: Runtime) {
       },
     }),
   ];
-}
-
-/**
- * Creates a webhook after the address check (API and dashboard): refused up front with a clear 400;
- * the sender re-checks at connect time (DNS rebinding).
- */
-export async function registerWebhook(rt: Runtime, accountId: string, body: z.infer<typeof CreateWebhookRequest>) {
-  await assertPublicUrl(body.url, { allowPrivate: rt.config.allowPrivateUrls });
-  try {
-    return await createWebhook(rt.db, accountId, { url: body.url, events: body.events });
-  } catch (err) {
-    if (err instanceof WebhookLimitError) {
-      throw new ApiError(
-        'WEBHOOK_LIMIT_REACHED',
-        `This account already has ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks; delete one first.`,
-        { limit: MAX_WEBHOOKS_PER_ACCOUNT },
-      );
-    }
-    throw err;
-  }
 }

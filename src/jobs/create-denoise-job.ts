@@ -8,7 +8,7 @@ import type { IdempotentAnswer } from '../store/idempotency-keys.ts';
 import { insertHeldJob } from './insert-held-job.ts';
 import { estimateSeconds } from './estimate.ts';
 import { requireModel } from './require-model.ts';
-import { DENOISE_MODEL } from '../denoise/model-files.ts';
+import { denoiseModel } from '../models/registry.ts';
 import type { DenoiseInput, DenoiseOptions } from './payloads.ts';
 
 /**
@@ -24,7 +24,7 @@ export async function createDenoiseJob(
   body: z.infer<typeof CreateDenoiseJobRequest>,
   idempotent?: IdempotentAnswer,
 ) {
-  await requireModel(deps.models, DENOISE_MODEL, 'Voice cleaning');
+  await requireModel(deps.models, denoiseModel().name, 'Voice cleaning');
   const input = await inputFromUpload(deps, accountId, body.inputFilePath);
   const credits = checkLimits(deps, input);
   const now = new Date().toISOString();

@@ -6,9 +6,8 @@ import type { CreateJobRequest } from '../contract/jobs.ts';
 import { checkLimits, inputFromUpload, inputFromUrl } from './acquire-input.ts';
 import { insertHeldJob } from './insert-held-job.ts';
 import { estimateSeconds } from './estimate.ts';
-import { SIX_STEM_MODEL } from '../separation/stems.ts';
+import { denoiseModel, isShipped, separationModelFor } from '../models/registry.ts';
 import { STEMS_BY_OUTPUT_TYPE } from '../domain/job-state.ts';
-import { DENOISE_MODEL } from '../denoise/model-files.ts';
 import { requireModel } from './require-model.ts';
 import type { IdempotentAnswer } from '../store/idempotency-keys.ts';
 
@@ -25,16 +24,19 @@ export async function createStemJob(
   if (!body.uploadKey && !body.sourceUrl)
     throw new ApiError('MISSING_INPUT', 'Send exactly one of uploadKey or sourceUrl; neither was given.');
   if (body.uploadKey && body.sourceUrl) throw new ApiError('CONFLICTING_INPUT');
-  if (body.outputType === 'SIX_STEMS') {
-    if (body.quality !== 'BEST') {
-      throw new ApiError('VALIDATION_ERROR', "Invalid field 'quality' in body: SIX_STEMS requires quality BEST.", {
-        field: 'quality',
-      });
-    }
-    await requireModel(deps.models, SIX_STEM_MODEL, 'SIX_STEMS');
+  // The registry says which model serves the output type, at which tiers, and whether it ships.
+  const model = separationModelFor(body.outputType);
+  const tiers = model.serves?.tiers ?? [];
+  if (!tiers.includes(body.quality)) {
+    throw new ApiError(
+      'VALIDATION_ERROR',
+      `Invalid field 'quality' in body: ${body.outputType} requires quality ${tiers.join(' or ')}.`,
+      { field: 'quality' },
+    );
   }
+  if (!isShipped(model)) await requireModel(deps.models, model.name, body.outputType);
   if (body.denoiseVocals && (STEMS_BY_OUTPUT_TYPE[body.outputType] as readonly string[]).includes('vocals')) {
-    await requireModel(deps.models, DENOISE_MODEL, 'denoiseVocals');
+    await requireModel(deps.models, denoiseModel().name, 'denoiseVocals');
   }
   const input = body.uploadKey
     ? await inputFromUpload(deps, accountId, body.uploadKey)

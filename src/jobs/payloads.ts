@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { type JobKind, OUTPUT_FORMATS, OUTPUT_TYPES, QUALITIES } from '../domain/vocabulary.ts';
+import type { JobKind } from '../domain/job-kinds.ts';
+import { OUTPUT_FORMATS, OUTPUT_TYPES, QUALITIES } from '../domain/vocabulary.ts';
 
 /**
  * What each job kind stores in `input_json` and `options_json`, as schemas: the single source of

@@ -1,14 +1,14 @@
 import type { z } from 'zod';
-import type { JobKind } from '../domain/vocabulary.ts';
+import type { JobKind } from '../domain/job-kinds.ts';
 import type { JobRow } from '../store/jobs.ts';
 import { JOB_PAYLOADS, type JobInputOf, type JobOptionsOf, StoredOutputsSchema } from './payloads.ts';
 import { AudioMetadata, type AudioMetadataValue } from '../contract/common.ts';
 
 /** A stored job with its payloads parsed and typed by its kind. */
-export type TypedJob = {
-  [K in JobKind]: { kind: K; row: JobRow; input: JobInputOf<K>; options: JobOptionsOf<K> };
-}[JobKind];
-export type TypedJobOf<K extends JobKind> = Extract<TypedJob, { kind: K }>;
+export type TypedJobOf<K extends JobKind> = {
+  [P in K]: { kind: P; row: JobRow; input: JobInputOf<P>; options: JobOptionsOf<P> };
+}[K];
+export type TypedJob = TypedJobOf<JobKind>;
 
 /** Thrown when a stored payload does not match its kind's schema (a bug or a hand-edited row). */
 export class StoredPayloadError extends Error {}

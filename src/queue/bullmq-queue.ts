@@ -2,7 +2,7 @@ import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import type { JobKind } from '../store/schema.ts';
-import type { Stage } from './job-catalog.ts';
+import type { Stage } from '../domain/job-kinds.ts';
 import type { JobQueue } from './job-queue.ts';
 import { swallowedErrorLog } from './log-swallowed.ts';
 

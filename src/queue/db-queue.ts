@@ -1,6 +1,6 @@
 import type { Db, JobKind } from '../store/schema.ts';
 import { listRunnableJobs } from '../store/jobs.ts';
-import { kindsInStage, type Stage } from './job-catalog.ts';
+import { kindsInStage, type Stage } from '../domain/job-kinds.ts';
 import type { JobQueue } from './job-queue.ts';
 import { pino, type Logger } from 'pino';
 import { swallowedErrorLog } from './log-swallowed.ts';

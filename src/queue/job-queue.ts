@@ -1,5 +1,5 @@
 import type { JobKind } from '../store/schema.ts';
-import type { Stage } from './job-catalog.ts';
+import type { Stage } from '../domain/job-kinds.ts';
 
 /**
  * The job-queue port. The database row is the source of truth for a job's state; the queue only

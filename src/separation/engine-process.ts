@@ -2,7 +2,6 @@
 // (decode, DSP, inference, encode), reporting progress to the parent over IPC. A process of its own
 // so that its malloc tunables apply (engine-env.ts), its memory goes back to the system when it
 // ends, and a crash inside onnxruntime cannot take the API down with it.
-import { ENGINE_SAMPLE_RATE } from '../audio/tools.ts';
 import { verifyFileCached } from '../models/verify.ts';
 import { serveRpc } from '../offload/rpc.ts';
 import type { EngineInit, FromEngine, ToEngine } from './engine-protocol.ts';
@@ -25,11 +24,28 @@ let floatModel: Promise<Loaded> | undefined;
 /** Loads a prepared graph in parts, or whole where `splitGraph` is off, with the rewrites that says. */
 async function loadPrepared(prepared: PreparedModel, init: EngineInit): Promise<Loaded> {
   const whole = !init.splitGraph && prepared.parts.length > 1;
-  const model = await SegmentModel.load(whole ? prepared.path : prepared.parts, init.sources, tuningOf(init));
+  const model = checkSegment(
+    await SegmentModel.load(whole ? prepared.path : prepared.parts, init.sources, tuningOf(init)),
+    init,
+  );
   return { model, rewrites: whole ? { ...prepared.rewrites, parts: 1 } : prepared.rewrites };
 }
 
-const tuningOf = (init: EngineInit) => ({ executionProvider: init.executionProvider, threads: init.threads });
+const tuningOf = (init: EngineInit) => ({
+  executionProvider: init.executionProvider,
+  threads: init.threads,
+  providers: init.providers,
+});
+
+/** A graph traced for another segment than its registry entry says would cut every segment wrong. */
+function checkSegment(model: SegmentModel, init: EngineInit): SegmentModel {
+  if (model.segmentFrames !== init.segmentFrames) {
+    throw new Error(
+      `the model runs segments of ${model.segmentFrames} frames, but its registry entry says ${init.segmentFrames}`,
+    );
+  }
+  return model;
+}
 
 async function loadFloat(init: EngineInit): Promise<Loaded> {
   const prepared = init.rewriteGraph
@@ -41,7 +57,8 @@ async function loadFloat(init: EngineInit): Promise<Loaded> {
     // An onnxruntime build without the fused attention operator (some execution providers)
     // still runs the graph as exported.
     if (prepared.path === init.modelPath || err instanceof ExecutionProviderUnavailableError) throw err;
-    return { model: await SegmentModel.load(init.modelPath, init.sources, tuningOf(init)), rewrites: NO_REWRITES };
+    const model = await SegmentModel.load(init.modelPath, init.sources, tuningOf(init));
+    return { model: checkSegment(model, init), rewrites: NO_REWRITES };
   }
 }
 
@@ -113,7 +130,7 @@ const serve = serveRpc<SeparateRequest, SeparateResult>(
     }
     signal.throwIfAborted();
     return separateFileWith(forTier, request, {
-      sampleRate: ENGINE_SAMPLE_RATE,
+      sampleRate: init.sampleRate,
       tools: init.tools,
       signal,
       onProgress,

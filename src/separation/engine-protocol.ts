@@ -14,6 +14,12 @@ export interface EngineInit {
   cacheDir: string;
   /** The network's sources, in output order (from the model registry). */
   sources: string[];
+  /** The registry's rate: input decoded and stems encoded at it. */
+  sampleRate: number;
+  /** The registry's segment, in frames: a graph traced for another length is refused at load. */
+  segmentFrames: number;
+  /** The onnxruntime providers the registry lists for this model on `executionProvider`. */
+  providers: readonly string[];
   /** Run the rewritten copy of the graph (prepared-model.ts). */
   rewriteGraph: boolean;
   /** Run the rewritten graph as its parts (model-split.ts) rather than whole. */

@@ -2,7 +2,13 @@ import type { ChildProcess } from 'node:child_process';
 import { startProcess } from '../offload/start-process.ts';
 import { RpcClient } from '../offload/rpc.ts';
 import { defaultTools, type FfmpegTools } from '../audio/tools.ts';
-import { getModelSpec, type ModelSpec } from '../models/registry.ts';
+import {
+  getModelSpec,
+  type ModelSpec,
+  segmentFrames,
+  separationModelFor,
+  sessionProviders,
+} from '../models/registry.ts';
 import { expectedSha256, resolveModel } from '../models/resolve.ts';
 import type { EngineInit, FromEngine, ToEngine } from './engine-protocol.ts';
 import { engineProcessEnv } from './engine-env.ts';
@@ -10,7 +16,7 @@ import { assertExecutionProviderInstalled } from './execution-provider.ts';
 import type { SeparateRequest, SeparateResult } from './separate-file.ts';
 import type { ExecutionProvider } from './session-options.ts';
 import type { GraphRewrites } from './prepared-model.ts';
-import { checkStemsAvailable, FOUR_STEM_MODEL, type StemName } from './stems.ts';
+import { checkStemsAvailable, type StemName } from './stems.ts';
 import type { QualityTier } from './quality.ts';
 import type { AudioFormat } from '../audio/encode.ts';
 
@@ -233,9 +239,9 @@ export class SeparationEngine {
   }
 
   private modelSpec(): ModelSpec {
-    const name = this.options.model ?? FOUR_STEM_MODEL;
+    const name = this.options.model ?? separationModelFor('FOUR_STEMS').name;
     const spec = getModelSpec(name);
-    if (!spec?.stems) throw new Error(`'${name}' is not a separation model`);
+    if (spec?.task !== 'separation' || !spec.stems) throw new Error(`'${name}' is not a separation model`);
     return spec;
   }
 
@@ -243,7 +249,9 @@ export class SeparationEngine {
     const o = this.options;
     const spec = this.modelSpec();
     const name = spec.name;
-    // Fails before a process starts when the operator asked for CUDA and it is not installed.
+    // Fails before a process starts when the model does not run on the provider asked for, or the
+    // operator asked for CUDA and it is not installed.
+    const providers = sessionProviders(spec, o.executionProvider ?? 'cpu');
     assertExecutionProviderInstalled(o.executionProvider ?? 'cpu');
     let modelPath = o.modelPath;
     let sha256: string | null = o.modelSha256 ?? null;
@@ -269,6 +277,9 @@ export class SeparationEngine {
       sha256,
       cacheDir: o.cacheDir,
       sources: spec.stems!,
+      sampleRate: spec.sampleRate,
+      segmentFrames: segmentFrames(spec),
+      providers,
       rewriteGraph: o.rewriteGraph ?? true,
       splitGraph: o.splitGraph ?? true,
       int8Fast: o.int8Fast ?? true,

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { AudioEncoder, type AudioFormat } from '../audio/encode.ts';
 import type { FfmpegTools } from '../audio/tools.ts';
 import { QUALITY_SETTINGS, type InferenceSettings, type QualityTier } from './quality.ts';
-import { separateStream, type SegmentSeparator, type StreamResult } from './separate-stream.ts';
+import { separateStream, type StreamResult } from './separate-stream.ts';
+import type { SegmentSeparator } from './segment-separator.ts';
 import {
   checkStemsAvailable,
   DEFAULT_INSTRUMENTAL_MODE,

@@ -6,15 +6,8 @@ import type { InferenceSettings } from './quality.ts';
 import { planSegments, transitionWeight } from './segment-plan.ts';
 import { renderStem, type InstrumentalMode, type StemName } from './stems.ts';
 import { FlipAveragingSeparator } from './test-time-augmentation.ts';
+import type { SegmentSeparator } from './segment-separator.ts';
 import { measureTrack } from './track-stats.ts';
-
-/** What the stream needs from a model: one fixed-length stereo segment in, its sources out. */
-export interface SegmentSeparator {
-  readonly segmentFrames: number;
-  readonly sources: readonly string[];
-  /** `mix`: `[channel][segmentFrames]`; result: `[source][channel][segmentFrames]`. */
-  separate(mix: Float32Array): Promise<Float32Array>;
-}
 
 /** Receives one stem as interleaved stereo float PCM, in order (an AudioEncoder fits). */
 export interface StemSink {

@@ -1,12 +1,17 @@
 import type { InferenceSession } from 'onnxruntime-node';
+import { type ExecutionProvider, separationModelFor, sessionProviders } from '../models/registry.ts';
 
-/** Where the model runs: onnxruntime's CPU provider, or CUDA on a GPU worker. */
-export type ExecutionProvider = 'cpu' | 'cuda';
+export type { ExecutionProvider };
 
 export interface SessionTuning {
   executionProvider: ExecutionProvider;
   /** Intra-op threads; 0 lets onnxruntime choose (one per physical core). */
   threads: number;
+  /**
+   * onnxruntime's providers, in order, as the model registry lists them for this model on
+   * `executionProvider` (the engine passes them); absent: the four-source HTDemucs entry's.
+   */
+  providers?: readonly string[];
 }
 
 /**
@@ -23,9 +28,10 @@ export interface SessionTuning {
  */
 export function htdemucsSessionOptions(t: SessionTuning): InferenceSession.SessionOptions {
   return {
-    // 'cpu' after 'cuda' places the few nodes CUDA has no kernel for; it is not a fallback: when the
-    // CUDA provider cannot load, creating the session fails (execution-provider.ts explains it).
-    executionProviders: t.executionProvider === 'cuda' ? [{ name: 'cuda', deviceId: 0 }, 'cpu'] : ['cpu'],
+    // The registry's order (`HTDEMUCS_PROVIDERS` says why CUDA's list ends with 'cpu'); CUDA on the first device.
+    executionProviders: (t.providers ?? sessionProviders(separationModelFor('FOUR_STEMS'), t.executionProvider)).map(
+      (p) => (p === 'cuda' ? { name: 'cuda', deviceId: 0 } : p),
+    ),
     graphOptimizationLevel: 'all',
     executionMode: 'sequential',
     enableCpuMemArena: false,

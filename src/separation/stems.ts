@@ -4,19 +4,6 @@ import type { StemName } from '../domain/vocabulary.ts';
 export type { StemName };
 export const STEM_NAMES: readonly StemName[] = ['vocals', 'instrumental', 'drums', 'bass', 'other', 'piano', 'guitar'];
 
-/** Registry names of the separation models. */
-export const FOUR_STEM_MODEL = 'htdemucs';
-export const SIX_STEM_MODEL = 'htdemucs_6s';
-
-/**
- * The model that serves a set of stems: the six-source one only when piano or guitar is asked for.
- * Everything else uses the four-source model, which separates vocals, drums and bass better (its
- * "other" also holds what the six-source model splits into piano and guitar).
- */
-export function modelForStems(stems: readonly StemName[]): string {
-  return stems.some((s) => s === 'piano' || s === 'guitar') ? SIX_STEM_MODEL : FOUR_STEM_MODEL;
-}
-
 /**
  * How the instrumental is formed from the network's outputs:
  * - `residual`: the input mixture minus the separated vocals, so vocals + instrumental = input;

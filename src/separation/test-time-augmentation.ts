@@ -1,4 +1,4 @@
-import type { SegmentSeparator } from './separate-stream.ts';
+import type { SegmentSeparator } from './segment-separator.ts';
 
 /**
  * Test-time augmentation by symmetries the network was trained with (Demucs trains with random

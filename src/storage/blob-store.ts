@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { StorageCapabilities } from './backends.ts';
 
 /**
  * The blob-store port. Keys follow the grammar in `blob-key.ts`; every method rejects a bad key
@@ -7,6 +8,9 @@ import type { Readable } from 'node:stream';
  * conformance suite (`test/storage-conformance.test.ts`) runs against both.
  */
 export interface BlobStore {
+  /** What this adapter can do (`backends.ts`): callers ask this, never the backend's name. */
+  readonly capabilities: StorageCapabilities;
+
   /**
    * Streams `body` into `key`, replacing any previous blob only once the whole body has arrived.
    * With `maxBytes`, reading stops as soon as the body passes the limit and the promise rejects with

@@ -12,5 +12,5 @@ export function createBlobStore(storage: Config['storage'], deps: { publicUrl: s
   if (storage.kind === 'disk') {
     return new DiskBlobStore({ root: storage.root, publicUrl: deps.publicUrl, signer: deps.signer });
   }
-  return new S3BlobStore({ client: createS3Client(storage), bucket: storage.bucket });
+  return new S3BlobStore({ client: createS3Client(storage), bucket: storage.bucket, endpoint: storage.endpoint });
 }

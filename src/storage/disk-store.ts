@@ -4,6 +4,7 @@ import { copyFile, mkdir, open, readFile, rename, rm, rmdir, stat, writeFile } f
 import { dirname, join, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { assertBlobKey, assertBlobPrefix } from './blob-key.ts';
+import { STORAGE_BACKENDS, type StorageCapabilities } from './backends.ts';
 import {
   assertPutOptions,
   assertSignedDownloadOptions,
@@ -39,6 +40,11 @@ const DEFAULT_TYPE = 'application/octet-stream';
  * key layout never does that.
  */
 export class DiskBlobStore implements BlobStore {
+  /** Files of this host only; downloads are served by this API (`/v1/blobs/`), so no other origin. */
+  readonly capabilities: StorageCapabilities = {
+    sharedBetweenProcesses: STORAGE_BACKENDS.disk.sharedBetweenProcesses,
+    downloadOrigins: [],
+  };
   readonly #objects: string;
   readonly #meta: string;
   readonly #tmp: string;

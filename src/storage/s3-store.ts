@@ -14,6 +14,7 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { assertBlobKey, assertBlobPrefix } from './blob-key.ts';
+import { STORAGE_BACKENDS, type StorageCapabilities } from './backends.ts';
 import {
   assertPutOptions,
   assertSignedDownloadOptions,
@@ -40,6 +41,11 @@ export interface S3BlobStoreOptions {
   /** Client for every request. */
   client: S3Client;
   bucket: string;
+  /**
+   * The endpoint download URLs are presigned for (S3_ENDPOINT), whose origin the dashboard's CSP
+   * allows; absent: AWS's own hosts, which depend on bucket and region.
+   */
+  endpoint?: string;
   /** Client used only to presign download URLs, when clients reach S3 at another address. */
   presignClient?: S3Client;
   /** Multipart part size; lib-storage buffers at most queueSize x partSize bytes per upload. */
@@ -80,8 +86,13 @@ export class S3BlobStore implements BlobStore {
   readonly #presign: S3Client;
   readonly #bucket: string;
   readonly #now: () => number;
+  readonly capabilities: StorageCapabilities;
 
   constructor(private readonly options: S3BlobStoreOptions) {
+    this.capabilities = {
+      sharedBetweenProcesses: STORAGE_BACKENDS.s3.sharedBetweenProcesses,
+      downloadOrigins: [options.endpoint ? new URL(options.endpoint).origin : 'https:'],
+    };
     this.#client = options.client;
     this.#presign = options.presignClient ?? options.client;
     this.#bucket = options.bucket;

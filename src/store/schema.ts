@@ -1,4 +1,5 @@
-import type { JobKind, JobStatusValue, ProgressPhase } from '../domain/vocabulary.ts';
+import type { JobKind } from '../domain/job-kinds.ts';
+import type { JobStatusValue, ProgressPhase } from '../domain/vocabulary.ts';
 import type { Kysely, Transaction } from 'kysely';
 
 /**

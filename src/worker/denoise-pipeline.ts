@@ -1,10 +1,9 @@
 import { join } from 'node:path';
 import { stat } from 'node:fs/promises';
-import type { StageContext, StageOutcome, StageDeps } from './run-job.ts';
+import type { StageCompleted, StageContext, StageDeps } from './stage.ts';
 import { AUDIO_CONTENT_TYPES, type AudioFormat } from '../audio/encode.ts';
 import { outputFileName, type StoredOutputs } from '../jobs/outputs.ts';
 import { DENOISED_OUTPUT } from '../jobs/present-denoise-job.ts';
-import { readJobOf } from '../jobs/read-job.ts';
 import { PermanentJobError } from './job-errors.ts';
 import { limitInputToBill } from './billed-input.ts';
 
@@ -13,10 +12,10 @@ import { limitInputToBill } from './billed-input.ts';
  * the engine's thread; progress 5-95 %), the cleaned file (at the input's rate) to `jobs/<id>/denoised.<ext>`.
  * Claiming, retries, credit settlement and restart safety are the runner's (`run-job.ts`).
  */
-export async function denoiseStage(deps: StageDeps, ctx: StageContext): Promise<StageOutcome> {
-  const { job, workDir, signal } = ctx;
+export async function denoiseStage(deps: StageDeps, ctx: StageContext<'denoise'>): Promise<StageCompleted> {
+  const { workDir, signal } = ctx;
+  const { row: job, input, options } = ctx.job;
   if (!job.source_key) throw new PermanentJobError('the job has no input file');
-  const { input, options } = readJobOf(job, 'denoise');
   const format = options.outputFormat.toLowerCase() as AudioFormat;
   const inputPath = join(workDir, 'input');
   ctx.progress(1, 'downloading');
@@ -44,8 +43,8 @@ export async function denoiseStage(deps: StageDeps, ctx: StageContext): Promise<
   };
   return {
     type: 'completed',
-    outputsJson: JSON.stringify(outputs),
-    audioMetadataJson: null,
+    outputs,
+    audioMetadata: null,
     chargeSeconds: job.credits_required ?? input.billedSeconds,
   };
 }

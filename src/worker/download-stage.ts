@@ -6,8 +6,8 @@ import { downloadAudio, type DownloadedAudio } from '../sources/ytdlp.ts';
 import { YtdlpError, ytdlpErrorToApiError } from '../sources/ytdlp-errors.ts';
 import { measureAudioOrReject } from '../uploads/measure.ts';
 import { maxDurationFor, minutesText, type MediaSite } from '../jobs/media-metadata.ts';
-import { readJob } from '../jobs/read-job.ts';
-import type { StageContext, StageHandler, StageOutcome, StageDeps } from './run-job.ts';
+import type { JobInputOf } from '../jobs/payloads.ts';
+import type { StageContext, StageDeps, StageHandler, StageNext } from './stage.ts';
 import { PermanentJobError } from './job-errors.ts';
 import { ProgressSpan } from './progress-span.ts';
 
@@ -22,16 +22,45 @@ import { ProgressSpan } from './progress-span.ts';
  * fail the job at once with the same message the create route would give; transient ones
  * (timeout, network, crash, unusable output) are plain errors, so the runner retries with backoff.
  */
-export function downloadStage(site: MediaSite): StageHandler {
-  return (deps, ctx) => runDownload(deps, ctx, site);
+export function downloadStage<K extends MediaSite>(media: MediaFields<K>): StageHandler<K> {
+  return (deps, ctx) => runDownload(deps, ctx, media);
 }
 
-async function runDownload(deps: StageDeps, ctx: StageContext, site: MediaSite): Promise<StageOutcome> {
-  const { job, workDir, signal } = ctx;
-  const typed = readJob(job);
-  if (typed.kind !== 'video' && typed.kind !== 'track')
-    throw new PermanentJobError(`a ${typed.kind} job has no download stage`);
-  const { input } = typed;
+/** What differs between a video and a track once downloaded: the title, and where the duration goes. */
+export interface MediaFields<K extends MediaSite> {
+  site: K;
+  /** The title the file is named after; `reported` is what the site said at download. */
+  title(input: JobInputOf<K>, reported: string): string;
+  /** The input once downloaded: what is billed now, the title, and the measured duration (whole seconds). */
+  measured(input: JobInputOf<K>, m: Measured): JobInputOf<K>;
+}
+
+interface Measured {
+  billed: { fileName: string; billedSeconds: number; fileSizeBytes: number };
+  title: string;
+  seconds: number;
+}
+
+export const VIDEO_DOWNLOAD: MediaFields<'video'> = {
+  site: 'video',
+  title: (input) => input.videoTitle,
+  measured: (input, m) => ({ ...input, ...m.billed, videoDuration: m.seconds }),
+};
+
+export const TRACK_DOWNLOAD: MediaFields<'track'> = {
+  site: 'track',
+  title: (input, reported) => input.trackTitle ?? reported,
+  measured: (input, m) => ({ ...input, ...m.billed, trackDuration: m.seconds, trackTitle: m.title }),
+};
+
+async function runDownload<K extends MediaSite>(
+  deps: StageDeps,
+  ctx: StageContext<K>,
+  media: MediaFields<K>,
+): Promise<StageNext<K>> {
+  const { workDir, signal } = ctx;
+  const { row: job, input } = ctx.job;
+  const { site } = media;
   const maxSeconds = maxDurationFor(deps, site);
   // yt-dlp reports no progress we read: the span creeps through the expected download time.
   const span = new ProgressSpan(ctx.progress);
@@ -79,26 +108,18 @@ async function runDownload(deps: StageDeps, ctx: StageContext, site: MediaSite):
   ctx.progress(5);
 
   const credits = creditsForDuration(duration);
-  const title = 'videoTitle' in input ? input.videoTitle : (input.trackTitle ?? downloaded.info.title);
-  const updated = {
-    ...input,
+  const title = media.title(input, downloaded.info.title);
+  const billed = {
     fileName: sanitizeFileName(ext ? `${title}.${ext}` : title),
     billedSeconds: credits,
     fileSizeBytes: downloaded.bytes,
-    ...('videoTitle' in input
-      ? { videoDuration: Math.round(duration) }
-      : { trackDuration: Math.round(duration), trackTitle: title }),
   };
   return {
     type: 'next-stage',
     nextStage: 'inference',
+    input: media.measured(input, { billed, title, seconds: Math.round(duration) }),
     // credits_required becomes the real cost: what the detail reports and the inference stage charges.
-    set: {
-      source_key: key,
-      duration_seconds: duration,
-      credits_required: credits,
-      input_json: JSON.stringify(updated),
-    },
+    source: { key, durationSeconds: duration, credits },
   };
 }
 

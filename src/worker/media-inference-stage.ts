@@ -1,5 +1,5 @@
 import { creditsForDuration } from '../domain/credits.ts';
-import type { StageContext, StageOutcome, StageDeps } from './run-job.ts';
+import type { StageCompleted, StageContext, StageDeps } from './stage.ts';
 import { separateStage } from './stem-pipeline.ts';
 import { PermanentJobError } from './job-errors.ts';
 
@@ -11,10 +11,12 @@ import { PermanentJobError } from './job-errors.ts';
  * understated a video) is taken from the balance as far as it reaches, and the rest is written off
  * with a ledger note rather than failing a job whose work is done.
  */
-export async function mediaInferenceStage(deps: StageDeps, ctx: StageContext): Promise<StageOutcome> {
-  const measured = ctx.job.duration_seconds;
+export async function mediaInferenceStage(
+  deps: StageDeps,
+  ctx: StageContext<'video' | 'track'>,
+): Promise<StageCompleted> {
+  const measured = ctx.job.row.duration_seconds;
   if (measured === null) throw new PermanentJobError('the job reached separation without a measured duration');
   const outcome = await separateStage(deps, ctx, { fullAudio: true });
-  if (outcome.type !== 'completed') return outcome;
   return { ...outcome, chargeSeconds: creditsForDuration(measured) };
 }

@@ -7,46 +7,18 @@ import { claimJob, renewLease, reportProgress, setCreditsCharged, transitionHeld
 import { chargeHold, releaseHold } from '../store/credits.ts';
 import { retryDelayMs } from '../domain/job-state.ts';
 import { recordJobEvent } from '../webhooks/outbox.ts';
-import { kindSpec, type Stage, type StageType } from '../queue/job-catalog.ts';
+import { kindSpec, type JobKind, type Stage, type StageType } from '../domain/job-kinds.ts';
+import { readJob } from '../jobs/read-job.ts';
+import type { StageCompleted, StageHandler, StageHandlers } from './stage.ts';
 import { errorCodeOf, JobTimeoutError, PermanentJobError, readableError, ShutdownError } from './job-errors.ts';
 import type { ProgressPhase } from '../domain/vocabulary.ts';
-
-/** What a stage handler reports when it finishes. */
-export type StageOutcome =
-  /** The job has more stages: store these column values and queue the next stage. */
-  | { type: 'next-stage'; set: Partial<JobRow>; nextStage: Stage }
-  /** The job is done: outputs (JSON) and the seconds to charge. */
-  | {
-      type: 'completed';
-      outputsJson: string;
-      audioMetadataJson: string | null;
-      chargeSeconds: number;
-      set?: Partial<JobRow>;
-    };
-
-export interface StageContext {
-  job: JobRow;
-  /** A private working directory for this attempt, removed afterwards. */
-  workDir: string;
-  signal: AbortSignal;
-  /**
-   * Reports progress 0-100 and, when it changes, the phase (`PROGRESS_PHASES`). Progress is kept
-   * monotonic and written when it gains a whole percent; a new phase is written at once.
-   */
-  progress(percent: number, phase?: ProgressPhase): void;
-}
-
-/** What a stage handler may use: the runner alone writes the job's row. */
-export type StageDeps = Pick<WorkerDeps, 'config' | 'store' | 'log' | 'engines'>;
-
-export type StageHandler = (deps: StageDeps, ctx: StageContext) => Promise<StageOutcome>;
 
 const LEASE_MS = 30_000;
 const HEARTBEAT_MS = 10_000;
 
 export interface Runner {
   services: WorkerDeps;
-  handlers: Record<StageType, StageHandler>;
+  handlers: StageHandlers;
   /** Aborted when the process shuts down. */
   shutdown: AbortSignal;
   log?: (msg: string, extra?: Record<string, unknown>) => void;
@@ -63,7 +35,9 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
   const { services: deps } = runner;
   const job = await claimJob(deps.db, jobId, workerId, LEASE_MS);
   if (!job) return;
-  const handler = runner.handlers[`${job.kind}:${stage}` as StageType] as StageHandler | undefined;
+  // Keyed by the exact `${kind}:${stage}`, so the handler found fits the job's kind; TypeScript does
+  // not follow that across the union of kinds.
+  const handler = runner.handlers[`${job.kind}:${stage}` as StageType] as StageHandler<JobKind> | undefined;
   const controller = new AbortController();
   const onShutdown = () => controller.abort(new ShutdownError('worker shutting down'));
   runner.shutdown.addEventListener('abort', onShutdown);
@@ -92,10 +66,13 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
   try {
     if (!handler) throw new PermanentJobError(`no handler for ${job.kind} jobs at stage ${stage}`);
     await mkdir(workDir, { recursive: true });
-    const outcome = await handler(deps, { job, workDir, signal: controller.signal, progress });
+    const outcome = await handler(deps, { job: readJob(job), workDir, signal: controller.signal, progress });
     if (outcome.type === 'next-stage') {
       await transitionHeldJob(deps.db, job.id, workerId, {
-        ...outcome.set,
+        source_key: outcome.source.key,
+        duration_seconds: outcome.source.durationSeconds,
+        credits_required: outcome.source.credits,
+        input_json: JSON.stringify(outcome.input),
         status: 'PENDING',
         progress_phase: 'queued',
         next_attempt_at: new Date().toISOString(),
@@ -128,17 +105,16 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
 async function completeJob(
   deps: Pick<WorkerDeps, 'config' | 'db'>,
   job: JobRow,
-  outcome: Extract<StageOutcome, { type: 'completed' }>,
+  outcome: StageCompleted,
 ): Promise<void> {
   const now = new Date();
   await deps.db.transaction().execute(async (tx) => {
     const moved = await transitionHeldJob(tx, job.id, workerId, {
-      ...outcome.set,
       status: 'COMPLETED',
       progress: 100,
       progress_phase: 'completed',
-      outputs_json: outcome.outputsJson,
-      audio_metadata_json: outcome.audioMetadataJson,
+      outputs_json: JSON.stringify(outcome.outputs),
+      audio_metadata_json: outcome.audioMetadata ? JSON.stringify(outcome.audioMetadata) : null,
       completed_at: now.toISOString(),
       expires_at: new Date(now.getTime() + deps.config.retentionSeconds * 1000).toISOString(),
       error_message: null,

@@ -1,13 +1,9 @@
 import type { WorkerDeps } from './deps.ts';
-import { STAGES, stageTypes, type Stage, type StageType } from '../queue/job-catalog.ts';
+import { kindsInStage, STAGES, type Stage } from '../domain/job-kinds.ts';
 import { listRunnableJobs, releaseOrphanedLeases } from '../store/jobs.ts';
-import { kindsInStage } from '../queue/job-catalog.ts';
-import { runJobStage, workerId, type StageHandler } from './run-job.ts';
+import { runJobStage, workerId } from './run-job.ts';
 import { startWorkerPresence } from './presence.ts';
-import { separateStage } from './stem-pipeline.ts';
-import { downloadStage } from './download-stage.ts';
-import { mediaInferenceStage } from './media-inference-stage.ts';
-import { denoiseStage } from './denoise-pipeline.ts';
+import { assertStageHandlers, STAGE_HANDLERS } from './stage-handlers.ts';
 import { startRetentionSweeper } from './retention.ts';
 import { startWebhookDispatcher } from '../webhooks/dispatcher.ts';
 import { safeError } from '../queue/log-swallowed.ts';
@@ -17,24 +13,13 @@ export interface Workers {
   stop(): Promise<void>;
 }
 
-/** The handler of every (kind, stage) in the job catalog: exhaustive by type, checked again at start. */
-export const STAGE_HANDLERS: Record<StageType, StageHandler> = {
-  'stem:inference': (deps, ctx) => separateStage(deps, ctx),
-  'video:download': downloadStage('video'),
-  'video:inference': mediaInferenceStage,
-  'track:download': downloadStage('track'),
-  'track:inference': mediaInferenceStage,
-  'denoise:inference': (deps, ctx) => denoiseStage(deps, ctx),
-};
-
 /**
  * Starts the workers of this process: one pool per stage with its own concurrency (inference and
  * downloads never wait on each other), plus the retention sweeper. Fails at start-up when a job kind
  * in the catalog has no handler.
  */
 export async function startWorkers(deps: WorkerDeps): Promise<Workers> {
-  const missing = stageTypes().filter((h) => typeof STAGE_HANDLERS[h] !== 'function');
-  if (missing.length) throw new Error(`no worker handler for ${missing.join(', ')}`);
+  assertStageHandlers(STAGE_HANDLERS);
   // A GPU worker without its CUDA libraries stops here, not at its first job, and never runs on CPU.
   assertExecutionProviderInstalled(deps.config.onnx.executionProvider);
   const shutdown = new AbortController();

@@ -1,14 +1,14 @@
 import { join } from 'node:path';
 import { stat } from 'node:fs/promises';
-import type { StageContext, StageOutcome, StageDeps } from './run-job.ts';
+import type { StageCompleted, StageContext, StageDeps } from './stage.ts';
 import { STEMS_BY_OUTPUT_TYPE } from '../domain/job-state.ts';
 import { AudioEncoder, AUDIO_CONTENT_TYPES, type AudioFormat } from '../audio/encode.ts';
 import { decodeAudio } from '../audio/decode.ts';
-import { readJob, type TypedJobOf } from '../jobs/read-job.ts';
+import type { TypedJobOf } from '../jobs/read-job.ts';
 import { ProgressSpan, segmentProgress } from './progress-span.ts';
-import { QUALITY_SETTINGS, type QualityTier } from '../separation/quality.ts';
+import { QUALITY_SETTINGS } from '../separation/quality.ts';
 import { planSegments } from '../separation/segment-plan.ts';
-import { HTDEMUCS_SAMPLE_RATE, HTDEMUCS_SEGMENT_FRAMES } from '../separation/htdemucs-shapes.ts';
+import { segmentFrames, separationModelFor } from '../models/registry.ts';
 import { outputFileName, type StoredOutputs } from '../jobs/outputs.ts';
 import { PermanentJobError } from './job-errors.ts';
 import type { EngineStem } from '../engines/engines.ts';
@@ -25,14 +25,12 @@ import { limitInputToBill } from './billed-input.ts';
  */
 export async function separateStage(
   deps: StageDeps,
-  ctx: StageContext,
+  ctx: StageContext<SeparationKind>,
   extra: { fullAudio?: boolean } = {},
-): Promise<StageOutcome> {
-  const { job, workDir, signal } = ctx;
+): Promise<StageCompleted> {
+  const { workDir, signal } = ctx;
+  const { row: job, input, options } = ctx.job;
   if (!job.source_key) throw new PermanentJobError('the job has no input file');
-  const typed = readJob(job);
-  if (typed.kind === 'denoise') throw new PermanentJobError('a denoise job cannot be separated');
-  const { input, options } = typed;
   const inputPath = join(workDir, 'input');
   ctx.progress(job.progress, 'downloading');
   await deps.store.downloadToFile(job.source_key, inputPath);
@@ -47,11 +45,12 @@ export async function separateStage(
 
 async function separateInput(
   deps: StageDeps,
-  ctx: StageContext,
+  ctx: StageContext<SeparationKind>,
   { inputPath, input, options, span }: SeparationInput,
   extra: { fullAudio?: boolean },
-): Promise<StageOutcome> {
-  const { job, workDir, signal } = ctx;
+): Promise<StageCompleted> {
+  const { workDir, signal } = ctx;
+  const job = ctx.job.row;
   const format = options.outputFormat.toLowerCase() as AudioFormat;
   const stems = [...STEMS_BY_OUTPUT_TYPE[options.outputType]] as EngineStem[];
   span.enter('loading_model', 5, 15, 5000);
@@ -62,11 +61,12 @@ async function separateInput(
   const separated = await engines.separate({
     inputPath,
     outDir,
+    outputType: options.outputType,
     stems,
     format: denoise ? 'flac' : format,
     quality: options.quality,
     signal,
-    onProgress: segmentProgress(span, 15, denoise ? 70 : 80, estimatedSegments(job.duration_seconds, options.quality)),
+    onProgress: segmentProgress(span, 15, denoise ? 70 : 80, estimatedSegments(job.duration_seconds, options)),
   });
   const files: Record<string, string> = { ...separated.files } as Record<string, string>;
   if (denoise) {
@@ -93,7 +93,7 @@ async function separateInput(
   }
 
   span.enter('analysing', 86, 92, 2000);
-  const audioMetadata = await analyzeStems(deps, inputPath, files, ctx.job.id);
+  const audioMetadata = await analyzeStems(deps, inputPath, files, job.id);
   span.enter('uploading', 92, 99, 1000);
 
   const outputs: StoredOutputs = {};
@@ -108,12 +108,7 @@ async function separateInput(
       contentType: AUDIO_CONTENT_TYPES[format],
     };
   }
-  return {
-    type: 'completed',
-    outputsJson: JSON.stringify(outputs),
-    audioMetadataJson: audioMetadata ? JSON.stringify(audioMetadata) : null,
-    chargeSeconds: job.credits_required ?? input.billedSeconds,
-  };
+  return { type: 'completed', outputs, audioMetadata, chargeSeconds: job.credits_required ?? input.billedSeconds };
 }
 
 interface SeparationInput {
@@ -123,18 +118,25 @@ interface SeparationInput {
   span: ProgressSpan;
 }
 
-type SeparationJob = TypedJobOf<'stem' | 'video' | 'track'>;
+/** The kinds whose inference stage is a separation. */
+type SeparationKind = 'stem' | 'video' | 'track';
+type SeparationJob = TypedJobOf<SeparationKind>;
 
 /**
  * Segments a separation will run, for the progress before the first one reports (the tier's plan
- * over the job's duration; each shifted pass has its own; flipped passes run within a segment).
+ * over the job's duration in the serving model's segments; each shifted pass has its own; flipped
+ * passes run within a segment).
  */
-function estimatedSegments(durationSeconds: number | null, quality: QualityTier): number {
-  const frames = Math.max(1, Math.round((durationSeconds ?? 60) * HTDEMUCS_SAMPLE_RATE));
+function estimatedSegments(
+  durationSeconds: number | null,
+  { outputType, quality }: Pick<SeparationJob['options'], 'outputType' | 'quality'>,
+): number {
+  const model = separationModelFor(outputType);
+  const frames = Math.max(1, Math.round((durationSeconds ?? 60) * model.sampleRate));
   return planSegments(frames, {
     ...QUALITY_SETTINGS[quality],
-    segment: HTDEMUCS_SEGMENT_FRAMES,
-    sampleRate: HTDEMUCS_SAMPLE_RATE,
+    segment: segmentFrames(model),
+    sampleRate: model.sampleRate,
   }).length;
 }
 

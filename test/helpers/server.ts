@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Env } from '../../src/config.ts';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime.ts';
-import { buildApp, type AppOptions } from '../../src/http/app.ts';
+import { buildApp, type AppOptions } from '../../src/app/build-app.ts';
 import { createAccount } from '../../src/store/accounts.ts';
 import { createApiKey } from '../../src/store/api-keys.ts';
 import { freshDatabase, type TestDatabase } from './db.ts';

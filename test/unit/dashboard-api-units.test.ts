@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { lastDays } from '../../src/dashboard/account-routes.ts';
 import { clearedSessionCookie, readCookie, sessionCookie } from '../../src/dashboard/cookies.ts';
 import { DUMMY_HASH, hashPassword, verifyPassword } from '../../src/dashboard/password.ts';
-import { toBuckets } from '../../src/dashboard/peaks.ts';
+import { toBuckets } from '../../src/jobs/output-peaks.ts';
 
 describe('dashboard passwords (scrypt)', () => {
   test('a hash verifies its password only; salts differ; malformed or out-of-range hashes never match', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SegmentSeparator } from '../../src/separation/separate-stream.ts';
+import type { SegmentSeparator } from '../../src/separation/segment-separator.ts';
 import { applyFlip, FLIPS, FlipAveragingSeparator } from '../../src/separation/test-time-augmentation.ts';
 
 const N = 64;

@@ -1,3 +1,5 @@
+import { JOB_KIND_CATALOG } from '../../src/domain/job-kinds.ts';
+
 /** 75 -> "1:15"; with tenths for the player's clock. */
 export function clock(seconds: number, tenths = false): string {
   const s = Math.max(0, seconds);
@@ -36,9 +38,7 @@ export const STATUS_LABEL: Record<string, string> = {
   FAILED: 'Failed',
   EXPIRED: 'Expired',
 };
-export const KIND_LABEL: Record<string, string> = {
-  stem: 'Stems',
-  video: 'Video',
-  track: 'Track',
-  denoise: 'Voice cleaning',
-};
+/** Each job kind's label, from the server's job-kind catalog. */
+export const KIND_LABEL: Record<string, string> = Object.fromEntries(
+  Object.entries(JOB_KIND_CATALOG).map(([kind, spec]) => [kind, spec.label]),
+);

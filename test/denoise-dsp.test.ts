@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { bandPower, erbWidths } from '../../src/denoise/erb.ts';
-import { FeatureExtractor } from '../../src/denoise/features.ts';
-import { RealFft } from '../../src/dsp/fft.ts';
-import { normAlpha, parseDfConfig } from '../../src/denoise/model-files.ts';
-import { siSdr } from '../../support/si-sdr.ts';
-import { StftAnalyzer, StftSynthesizer, vorbisWindow, windowNorm } from '../../src/denoise/stft.ts';
-import { sharedPath } from '../../support/shared.ts';
+import { bandPower, erbWidths } from '../src/denoise/erb.ts';
+import { FeatureExtractor } from '../src/denoise/features.ts';
+import { RealFft } from '../src/dsp/fft.ts';
+import { normAlpha, parseDfConfig } from '../src/denoise/model-files.ts';
+import { siSdr } from '../support/si-sdr.ts';
+import { StftAnalyzer, StftSynthesizer, vorbisWindow, windowNorm } from '../src/denoise/stft.ts';
+import { sharedPath } from '../support/shared.ts';
 
 const params = parseDfConfig(readFileSync(sharedPath('models', 'dfn3', 'config.ini'), 'utf8'));
 

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { ApiError, type ErrorCode } from '../domain/errors.ts';
 import type { IdempotentAnswer } from '../store/idempotency-keys.ts';
-import type { AuthContext } from './auth.ts';
+import type { AuthContext } from './request-context.ts';
 
 /**
  * A route declared once: its zod schemas validate the request, check the response, and feed the

@@ -6,6 +6,11 @@ import { PEAK_BUCKETS } from '../contract/dashboard.ts';
 import { decodeAudio } from '../audio/decode.ts';
 import type { FfmpegTools } from '../audio/tools.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
+import { BlobNotFoundError } from '../storage/errors.ts';
+import { ApiError } from '../domain/errors.ts';
+import type { JobRow } from '../store/jobs.ts';
+import { readOutputs } from './read-job.ts';
+import { JOB_PRESENTERS } from './job-presenters.ts';
 
 export interface Peaks {
   duration: number;
@@ -92,4 +97,33 @@ async function computeAndCache(store: BlobStore, tools: FfmpegTools, audioKey: s
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Waveform peaks of each output of a COMPLETED job, and of the input of a denoise job (the
+ * dashboard's A/B player) while it is stored. One at a time: each is an ffmpeg process, and the
+ * machine also runs the separation.
+ */
+export async function jobPeaks(
+  deps: { store: BlobStore; tools: FfmpegTools },
+  row: JobRow,
+): Promise<Record<string, Peaks>> {
+  if (row.status === 'EXPIRED') throw new ApiError('OUTPUT_EXPIRED');
+  const stored = row.status === 'COMPLETED' ? readOutputs(row) : null;
+  if (!stored) throw new ApiError('JOB_NOT_COMPLETED');
+  const sources: Array<[string, string]> = Object.entries(stored).map(([name, o]) => [name, o.key]);
+  if (JOB_PRESENTERS[row.kind].playsInput && row.source_key && (await deps.store.stat(row.source_key))) {
+    sources.push(['input', row.source_key]);
+  }
+  const outputs: Record<string, Peaks> = {};
+  for (const [name, key] of sources) {
+    outputs[name] = await storedPeaks(deps.store, deps.tools, key, `jobs/${row.id}/peaks/${name}.json`).catch(
+      (err: unknown) => {
+        // Retention removed the file between the status read and the decode.
+        if (err instanceof BlobNotFoundError) throw new ApiError('OUTPUT_EXPIRED');
+        throw err;
+      },
+    );
+  }
+  return outputs;
 }

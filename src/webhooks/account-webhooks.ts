@@ -1,0 +1,32 @@
+import type { z } from 'zod';
+import type { Config } from '../config.ts';
+import type { CreateWebhookRequest } from '../contract/webhooks.ts';
+import { assertPublicUrl } from '../sources/address-guard.ts';
+import type { Db } from '../store/schema.ts';
+import { createWebhook, type WebhookView } from '../store/webhooks.ts';
+
+/** A webhook as the API and the dashboard list it: everything but the secret. */
+export const presentWebhook = (w: WebhookView) => ({
+  id: w.id,
+  url: w.url,
+  events: w.events,
+  isActive: w.isActive,
+  failCount: w.failCount,
+  lastError: w.lastError,
+  lastCalledAt: w.lastCalledAt,
+  createdAt: w.createdAt,
+});
+
+/**
+ * Creates a webhook after the address check (API and dashboard): refused up front with a clear 400;
+ * the sender re-checks at connect time (DNS rebinding).
+ */
+export async function registerWebhook(
+  deps: { db: Db; config: Pick<Config, 'allowPrivateUrls'> },
+  accountId: string,
+  body: z.infer<typeof CreateWebhookRequest>,
+) {
+  await assertPublicUrl(body.url, { allowPrivate: deps.config.allowPrivateUrls });
+  // Past MAX_WEBHOOKS_PER_ACCOUNT: WebhookLimitError, answered WEBHOOK_LIMIT_REACHED (src/http/error-table.ts).
+  return createWebhook(deps.db, accountId, { url: body.url, events: body.events });
+}

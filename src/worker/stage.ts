@@ -1,0 +1,53 @@
+import type { JobKind, KindOf, Stage, StageType } from '../domain/job-kinds.ts';
+import type { ProgressPhase } from '../domain/vocabulary.ts';
+import type { AudioMetadataValue } from '../contract/common.ts';
+import type { StoredOutputs } from '../jobs/outputs.ts';
+import type { JobInputOf } from '../jobs/payloads.ts';
+import type { TypedJobOf } from '../jobs/read-job.ts';
+import type { WorkerDeps } from './deps.ts';
+
+/**
+ * The seam between the runner (`run-job.ts`: claims, leases, retries, the terminal transaction)
+ * and the work of one stage, shaped like BullMQ's `Worker<Data, Result>`: a handler receives its
+ * job parsed and typed by kind and returns typed results; the runner alone reads and writes the
+ * job's row, JSON included.
+ */
+export interface StageContext<out K extends JobKind = JobKind> {
+  /** The job as stored, its payloads parsed against its kind's schemas (`readJob`). */
+  job: TypedJobOf<K>;
+  /** A private working directory for this attempt, removed afterwards. */
+  workDir: string;
+  signal: AbortSignal;
+  /**
+   * Reports progress 0-100 and, when it changes, the phase (`PROGRESS_PHASES`). Progress is kept
+   * monotonic and written when it gains a whole percent; a new phase is written at once.
+   */
+  progress(percent: number, phase?: ProgressPhase): void;
+}
+
+/** The job is done: its outputs, its BPM/key, and the seconds to charge. */
+export interface StageCompleted {
+  type: 'completed';
+  outputs: StoredOutputs;
+  audioMetadata: AudioMetadataValue | null;
+  chargeSeconds: number;
+}
+
+/** The job has more stages: its source as stored now, its updated input, and the stage to queue. */
+export interface StageNext<K extends JobKind> {
+  type: 'next-stage';
+  nextStage: Stage;
+  input: JobInputOf<K>;
+  /** The stored source, its measured duration and the credits it costs (what the next stage charges). */
+  source: { key: string; durationSeconds: number; credits: number };
+}
+
+export type StageResult<K extends JobKind> = StageCompleted | StageNext<K>;
+
+/** What a stage handler may use: the runner alone writes the job's row. */
+export type StageDeps = Pick<WorkerDeps, 'config' | 'store' | 'log' | 'engines'>;
+
+export type StageHandler<K extends JobKind> = (deps: StageDeps, ctx: StageContext<K>) => Promise<StageResult<K>>;
+
+/** One handler per exact `${kind}:${stage}` of the catalog, each typed by its kind. */
+export type StageHandlers = { [T in StageType]: StageHandler<KindOf<T>> };
