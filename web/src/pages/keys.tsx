@@ -45,7 +45,14 @@ export function Keys() {
         Keys authenticate programs against the <a href="/docs">HTTP API</a> (<code>Authorization: Bearer …</code>). At
         most {MAX_ACTIVE_KEYS} can be active; {active} are.
       </p>
-      {created && <ShownOnce title="Your new API key" value={created.secret} onDone={() => setCreated(null)} />}
+      {created && (
+        <ShownOnce
+          title="Your new API key"
+          value={created.secret}
+          kept="Stemforge stores only a hash of it, so it cannot show it again."
+          onDone={() => setCreated(null)}
+        />
+      )}
       <form class="card inline-form" onSubmit={create}>
         <label>
           Key name

@@ -3,6 +3,7 @@ import type { LedgerPageBody, OverviewBody } from '../../../src/contract/dashboa
 import { dateTime, KIND_LABEL } from '../format.ts';
 import { useData } from '../use-data.ts';
 import { Pager } from './pager.tsx';
+import { JobLink, shortId } from '../job-label.tsx';
 
 const PAGE = 20;
 
@@ -68,13 +69,13 @@ export function Overview() {
                 </td>
                 <td class="num">{e.seconds}</td>
                 <td>
-                  {e.jobId ? (
-                    <a href={`/jobs/${encodeURIComponent(e.jobId)}`}>
-                      {e.jobKind ? `${KIND_LABEL[e.jobKind]} job` : 'Job'} {e.jobId.slice(0, 8)}
-                    </a>
-                  ) : (
-                    '—'
+                  {e.jobId && e.jobTitle !== null && <JobLink id={e.jobId} title={e.jobTitle} />}
+                  {e.jobId && e.jobTitle === null && (
+                    <span class="muted">
+                      Deleted {e.jobKind ? KIND_LABEL[e.jobKind]?.toLowerCase() : ''} job {shortId(e.jobId)}
+                    </span>
                   )}
+                  {!e.jobId && '—'}
                 </td>
                 <td>{e.note ?? ''}</td>
               </tr>
