@@ -68,7 +68,7 @@ export function Keys() {
         </p>
       )}
       <div class="table-wrap">
-        <table>
+        <table class="cards-on-phone">
           <thead>
             <tr>
               <th scope="col">Name</th>
@@ -84,18 +84,20 @@ export function Keys() {
           <tbody>
             {data?.keys.map((k) => (
               <tr key={k.id} data-key={k.id}>
-                <td>{k.name}</td>
-                <td class="mono">{k.prefix}…</td>
-                <td>{dateTime(k.createdAt)}</td>
-                <td>{k.lastUsedAt ? dateTime(k.lastUsedAt) : 'Never'}</td>
-                <td>
+                <td data-label="Name">{k.name}</td>
+                <td data-label="Prefix" class="mono">
+                  {k.prefix}…
+                </td>
+                <td data-label="Created">{dateTime(k.createdAt)}</td>
+                <td data-label="Last used">{k.lastUsedAt ? dateTime(k.lastUsedAt) : 'Never'}</td>
+                <td data-label="State">
                   {k.isActive ? (
                     <span class="badge status-completed">Active</span>
                   ) : (
                     <span class="badge status-failed">Revoked {dateTime(k.revokedAt)}</span>
                   )}
                 </td>
-                <td>
+                <td class="row-actions">
                   {k.isActive && (
                     <button type="button" onClick={() => revoke(k.id, k.name)} aria-label={`Revoke ${k.name}`}>
                       Revoke

@@ -48,7 +48,7 @@ export function Overview() {
         </p>
       )}
       <div class="table-wrap">
-        <table>
+        <table class="cards-on-phone">
           <thead>
             <tr>
               <th scope="col">When</th>
@@ -63,12 +63,14 @@ export function Overview() {
           <tbody>
             {ledger.data?.entries.map((e) => (
               <tr key={e.id}>
-                <td>{dateTime(e.createdAt)}</td>
-                <td>
+                <td data-label="When">{dateTime(e.createdAt)}</td>
+                <td data-label="Type">
                   <span class={`badge ledger-${e.type.toLowerCase()}`}>{e.type}</span>
                 </td>
-                <td class="num">{e.seconds}</td>
-                <td>
+                <td data-label="Seconds" class="num">
+                  {e.seconds}
+                </td>
+                <td data-label="Job">
                   {e.jobId && e.jobTitle !== null && <JobLink id={e.jobId} title={e.jobTitle} />}
                   {e.jobId && e.jobTitle === null && (
                     <span class="muted">
@@ -77,7 +79,7 @@ export function Overview() {
                   )}
                   {!e.jobId && '—'}
                 </td>
-                <td>{e.note ?? ''}</td>
+                <td data-label="Note">{e.note ?? ''}</td>
               </tr>
             ))}
             {ledger.data?.entries.length === 0 && (

@@ -177,7 +177,7 @@ function WebhookItem({ hook: w, reload }: { hook: DashboardWebhookBody; reload: 
       </p>
       {showDeliveries && (
         <div class="table-wrap">
-          <table>
+          <table class="cards-on-phone">
             <caption class="sr-only">Recent deliveries to {w.url}</caption>
             <thead>
               <tr>
@@ -197,17 +197,23 @@ function WebhookItem({ hook: w, reload }: { hook: DashboardWebhookBody; reload: 
             <tbody>
               {deliveries.data?.deliveries.map((d) => (
                 <tr key={d.id}>
-                  <td>{dateTime(d.createdAt)}</td>
-                  <td>{EVENT_WORDS[d.event] ?? d.event}</td>
-                  <td>
+                  <td data-label="When">{dateTime(d.createdAt)}</td>
+                  <td data-label="Event">{EVENT_WORDS[d.event] ?? d.event}</td>
+                  <td data-label="Job">
                     {d.jobId && d.jobTitle !== null && <JobLink id={d.jobId} title={d.jobTitle} />}
                     {d.jobId && d.jobTitle === null && <span class="muted">Deleted job {shortId(d.jobId)}</span>}
                     {!d.jobId && <span class="muted">None (test)</span>}
                   </td>
-                  <td data-outcome={d.outcome}>{deliveryWords(d)}</td>
-                  <td class="num">{d.statusCode ?? '—'}</td>
-                  <td class="num">{d.durationMs == null ? '—' : `${d.durationMs} ms`}</td>
-                  <td>{d.error ?? ''}</td>
+                  <td data-label="What happened" data-outcome={d.outcome}>
+                    {deliveryWords(d)}
+                  </td>
+                  <td data-label="HTTP" class="num">
+                    {d.statusCode ?? '—'}
+                  </td>
+                  <td data-label="Duration" class="num">
+                    {d.durationMs == null ? '—' : `${d.durationMs} ms`}
+                  </td>
+                  <td data-label="Error">{d.error ?? ''}</td>
                 </tr>
               ))}
               {deliveries.data?.deliveries.length === 0 && (
