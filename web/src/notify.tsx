@@ -34,11 +34,15 @@ export function useJobEndNotifications(jobs: Watched[]): void {
       if (!before || !running(before) || running(job.status)) continue;
       if (!supported() || Notification.permission !== 'granted') continue;
       const words = job.status === 'COMPLETED' ? 'is ready' : 'has stopped';
-      const note = new Notification(`${job.title} ${words}`, { body: 'Stemforge', tag: job.id });
-      note.onclick = () => {
-        window.focus();
-        location.assign(`/jobs/${encodeURIComponent(job.id)}`);
-      };
+      try {
+        const note = new Notification(`${job.title} ${words}`, { body: 'Stemforge', tag: job.id });
+        note.onclick = () => {
+          window.focus();
+          location.assign(`/jobs/${encodeURIComponent(job.id)}`);
+        };
+      } catch {
+        // Some browsers (Chrome on Android) allow notifications only from a service worker.
+      }
     }
   }, [jobs.map((j) => `${j.id}:${j.status}`).join(',')]);
 }
