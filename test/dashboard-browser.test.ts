@@ -150,9 +150,9 @@ describe('dashboard (Chromium, real server)', () => {
       'Only http and https URLs are allowed, not "ftp:".',
     );
     expect(new URL(page.url()).pathname).toBe('/new');
-    await page.getByLabel('Upload a file').check();
+    await page.getByLabel('Upload files').check();
     const clip = await readFile(sharedPath('audio', 'musdb-falcon69', 'mixture.wav'));
-    await page.getByLabel(/Drop an audio file/).setInputFiles({
+    await page.getByLabel(/Drop audio files/).setInputFiles({
       name: HOSTILE_NAME,
       mimeType: 'audio/wav',
       buffer: clip,
@@ -181,7 +181,8 @@ describe('dashboard (Chromium, real server)', () => {
     }
     expect(await row.getAttribute('data-status')).toBe('COMPLETED');
     expect([...seen].some((x) => x === 'PENDING' || x === 'PROCESSING')).toBe(true);
-    await expect(row.getByRole('link').textContent()).resolves.toBe(SHOWN_NAME);
+    // The name as text, and the end of the id to tell jobs of the same name apart.
+    await expect(row.getByRole('link').textContent()).resolves.toBe(`${SHOWN_NAME} #${jobId.slice(-6)}`);
     charged = (await findJob(s.rt.db, jobId))!.credits_charged ?? 0;
     expect(charged).toBeGreaterThanOrEqual(6);
     await expect(row.locator('td').nth(4).textContent()).resolves.toBe(String(charged));
