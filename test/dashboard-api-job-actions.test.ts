@@ -12,6 +12,7 @@ import { findJob } from '../src/store/jobs.ts';
 import { listJobDeliveries } from '../src/store/webhook-deliveries.ts';
 import { dialects } from './helpers/db.ts';
 import { BEHIND_LOCAL_PROXY, type DashboardClient, newDashboardUser, signedIn } from './helpers/dashboard.ts';
+import { getJson } from './helpers/dashboard.ts';
 import { commitFinishedJob } from './helpers/finished-job.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { readStoredZip } from './helpers/zip.ts';
@@ -42,12 +43,6 @@ describe.each(dialects)('dashboard API: job actions (%s)', (dialect) => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const json = async <T>(c: DashboardClient, path: string, schema: { parse(v: unknown): T }) => {
-    const res = await c.call('GET', path);
-    expect(res.status, path).toBe(200);
-    return schema.parse(await res.json());
-  };
-
   /** A PENDING stem job made through the dashboard (upload grant, PUT, create). */
   const pendingJob = async (c: DashboardClient, fileName = 'clip.wav') => {
     const grant = (await (await c.call('POST', '/uploads', { filename: fileName })).json()) as Record<string, string>;
@@ -71,7 +66,7 @@ describe.each(dialects)('dashboard API: job actions (%s)', (dialect) => {
   test('capabilities: six stems is not offered without its model; every tier of the shipped model; limits and balance', async () => {
     const user = await newDashboardUser(s, 300);
     const c = await signedIn(s, user);
-    const caps = await json(c, '/capabilities', Capabilities);
+    const caps = await getJson(c, '/capabilities', Capabilities);
     const byType = Object.fromEntries(caps.outputTypes.map((t) => [t.outputType, t]));
     expect(byType.SIX_STEMS).toMatchObject({ installed: false, model: 'htdemucs_6s', tiers: ['BEST'] });
     expect(byType.FOUR_STEMS).toMatchObject({ installed: true, tiers: ['FAST', 'BALANCED', 'BEST'] });
@@ -98,7 +93,7 @@ describe.each(dialects)('dashboard API: job actions (%s)', (dialect) => {
     const c = await signedIn(s, user);
     const first = await pendingJob(c, 'first.wav');
     const second = await pendingJob(c, 'second.wav');
-    const page = await json(c, '/jobs', JobsPage);
+    const page = await getJson(c, '/jobs', JobsPage);
     const row = (id: string) => page.jobs.find((j) => j.id === id)!;
     // Other tests' jobs may wait ahead in the shared queue: positions are relative.
     expect(row(second).queuePosition).toBe(row(first).queuePosition! + 1);
@@ -119,10 +114,10 @@ describe.each(dialects)('dashboard API: job actions (%s)', (dialect) => {
     });
     expect(cancelled.expiresAt).not.toBeNull();
     expect(await getBalanceSeconds(s.rt.db, user.id)).toBe(294);
-    const ledger = await json(c, '/ledger?limit=1', LedgerPage);
+    const ledger = await getJson(c, '/ledger?limit=1', LedgerPage);
     expect(ledger.entries[0]).toMatchObject({ type: 'RELEASE', seconds: 6, jobId: first, jobTitle: 'first.wav' });
     // The second moved up behind whatever else waits.
-    const after = (await json(c, '/jobs', JobsPage)).jobs.find((j) => j.id === second)!;
+    const after = (await getJson(c, '/jobs', JobsPage)).jobs.find((j) => j.id === second)!;
     expect(after.queuePosition).toBe(row(second).queuePosition! - 1);
 
     // Again: the same answer, nothing released twice.
@@ -194,12 +189,12 @@ describe.each(dialects)('dashboard API: job actions (%s)', (dialect) => {
     expect(renamed.status).toBe(200);
     expect(JobView.parse(await renamed.json()).title).toBe('Bridge <b>idea</b>');
     const search = async (q: string) =>
-      (await json(c, `/jobs?q=${encodeURIComponent(q)}`, JobsPage)).jobs.map((j) => j.title);
+      (await getJson(c, `/jobs?q=${encodeURIComponent(q)}`, JobsPage)).jobs.map((j) => j.title);
     expect(await search('bridge')).toEqual(['Bridge <b>idea</b>']);
     expect(await search('IDEA bridge')).toEqual(['Bridge <b>idea</b>']);
     expect(await search('other')).toEqual(['Other.wav']);
     expect(await search('take')).toEqual([]);
-    const page = await json(c, '/jobs?q=wav&limit=1', JobsPage);
+    const page = await getJson(c, '/jobs?q=wav&limit=1', JobsPage);
     expect(page.pagination).toMatchObject({ total: 1, hasMore: false });
     expect(page.jobs[0]!.id).toBe(b.id);
 
@@ -230,12 +225,12 @@ describe.each(dialects)('dashboard API: job actions (%s)', (dialect) => {
     expect((await errorOf(refused)).code).toBe('JOB_STILL_RUNNING');
     await c.call('POST', `/jobs/${running}/cancel`);
     expect((await c.call('DELETE', `/jobs/${running}`)).status).toBe(204);
-    const ledger = await json(c, '/ledger', LedgerPage);
+    const ledger = await getJson(c, '/ledger', LedgerPage);
     expect(ledger.entries.filter((e) => e.jobId === running).map((e) => [e.type, e.jobTitle])).toEqual([
       ['RELEASE', null],
       ['HOLD', null],
     ]);
-    expect((await json(c, '/overview', Overview)).balance.balanceSeconds).toBe(300);
+    expect((await getJson(c, '/overview', Overview)).balance.balanceSeconds).toBe(300);
   });
 
   test('the ZIP holds every output byte for byte, named after the song; before completion it is 409', async () => {
@@ -282,7 +277,7 @@ describe.each(dialects)('dashboard API: job actions (%s)', (dialect) => {
       .execute();
     const test = await c.call('POST', `/webhooks/${created.id}/test`);
     expect(test.status).toBe(200);
-    const list = await json(c, `/webhooks/${created.id}/deliveries`, DeliveryList);
+    const list = await getJson(c, `/webhooks/${created.id}/deliveries`, DeliveryList);
     expect(list.deliveries.map((d) => [d.event, d.outcome, d.jobId, d.jobTitle])).toEqual([
       ['test', 'failed', null, null],
       ['job.completed', 'failed', job.id, 'Named.wav'],
@@ -292,7 +287,7 @@ describe.each(dialects)('dashboard API: job actions (%s)', (dialect) => {
       .set({ response_status: 204, error: null })
       .where('id', '=', delivery!.id)
       .execute();
-    const again = await json(c, `/webhooks/${created.id}/deliveries`, DeliveryList);
+    const again = await getJson(c, `/webhooks/${created.id}/deliveries`, DeliveryList);
     expect(again.deliveries[1]!.outcome).toBe('delivered');
   });
 });

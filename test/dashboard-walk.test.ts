@@ -1,11 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { existsSync, mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { startTestServer, type TestServer } from './helpers/server.ts';
+import { CHROMIUM, ensureWebBuilt, expectAccessible, heading, stepsInOrder, watchPage } from './helpers/browser.ts';
 import { readStoredZip } from './helpers/zip.ts';
 import { sharedPath } from '../support/shared.ts';
 import { startWorkers, type Workers } from '../src/worker/start.ts';
@@ -17,15 +16,8 @@ import { getBalanceSeconds } from '../src/store/credits.ts';
 import { readOutputs } from '../src/jobs/read-job.ts';
 import { PHASE_WORDS } from '../web/src/words.ts';
 
-const root = resolve(import.meta.dirname, '..');
-const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 /** `SCREENSHOT_DIR=/some/dir` keeps a screenshot of each page, desktop and phone, light and dark. */
 const shots = process.env.SCREENSHOT_DIR;
-const CHROMIUM = {
-  executablePath: '/usr/bin/chromium',
-  headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
-};
 const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 };
 const RUNNING_WORDS = Object.entries(PHASE_WORDS)
   .filter(([phase]) => !['completed', 'failed', 'cancelled', 'expired'].includes(phase))
@@ -47,30 +39,13 @@ describe('dashboard walk (Chromium, real jobs)', () => {
   const ids: Record<string, string> = {};
   const problems: string[] = [];
 
-  const watch = (p: Page) => {
-    p.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-    p.on('console', (m) => {
-      // Answers the page handles (a 409 shown as a message) are logged by Chromium as resource errors.
-      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text());
-    });
-    p.on('dialog', (d) => void d.accept());
-  };
-  const axe = async (p: Page, name: string) => {
-    await p.evaluate(axeSource);
-    const violations: { id: string; impact: string; nodes: { target: string[] }[] }[] = await p.evaluate(
-      async () => ((await (globalThis as any).axe.run((globalThis as any).document)) as any).violations,
-    );
-    const bad = violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${name}: ${v.id} (${v.impact}) at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-    expect(bad).toEqual([]);
-  };
+  const watch = (p: Page) => watchPage(p, problems);
+  const axe = expectAccessible;
   const shot = async (p: Page, name: string) => {
     if (!shots) return;
     mkdirSync(shots, { recursive: true });
     await p.screenshot({ path: resolve(shots, `${name}.png`), fullPage: true });
   };
-  const heading = (p: Page, name: string | RegExp) => p.getByRole('heading', { level: 1, name }).waitFor();
   const signIn = async (p: Page) => {
     await p.goto(`${s.base}/sign-in`);
     await p.getByLabel('Email').fill(owner.email);
@@ -88,18 +63,10 @@ describe('dashboard walk (Chromium, real jobs)', () => {
     throw new Error(`timed out waiting for ${what}`);
   };
 
-  let failed = false;
-  beforeEach(({ skip, onTestFailed }) => {
-    if (failed) skip();
-    onTestFailed(() => {
-      failed = true;
-    });
-  });
+  stepsInOrder();
 
   beforeAll(async () => {
-    if (!existsSync(resolve(root, 'web/dist/index.html'))) {
-      execFileSync(process.execPath, [resolve(root, 'web/build.mjs'), '--no-check'], { stdio: 'inherit' });
-    }
+    ensureWebBuilt();
     // The shared models hold the voice cleaner but not the six-stem model.
     s = await startTestServer('sqlite', { STEMFORGE_MODELS_DIR: sharedPath('models'), WORKER_CONCURRENCY: '1' });
     workers = await startWorkers(s.rt);
@@ -373,7 +340,9 @@ describe('dashboard walk (Chromium, real jobs)', () => {
       const p = await dark.newPage();
       watch(p);
       await signIn(p);
-      const background = await p.evaluate(() => getComputedStyle((globalThis as any).document.body).backgroundColor);
+      const background = await p.evaluate(
+        () => (globalThis as any).getComputedStyle((globalThis as any).document.body).backgroundColor as string,
+      );
       const [r, g, b] = background.match(/\d+/g)!.map(Number);
       expect(r! + g! + b!).toBeLessThan(3 * 60);
       await axe(p, `overview (dark, ${name})`);
