@@ -80,6 +80,9 @@ const envSchema = z.object({
   TRUST_PROXY: z.string().trim().default('false').transform(parseTrustProxy),
 });
 
+/** Every environment variable the configuration reads (the README's table documents each). */
+export const CONFIG_VARIABLES = Object.keys(envSchema.shape);
+
 export type Env = Record<string, string | undefined>;
 
 /** proxy-addr's names for address ranges, accepted in TRUST_PROXY's list. */
