@@ -51,6 +51,7 @@ const envSchema = z.object({
   S3_BUCKET: optionalString,
   S3_REGION: z.string().default('us-east-1'),
   S3_ENDPOINT: optionalString.pipe(z.url().optional()),
+  S3_PUBLIC_ENDPOINT: optionalString.pipe(z.url().optional()),
   S3_ACCESS_KEY_ID: optionalString,
   S3_SECRET_ACCESS_KEY: optionalString,
   S3_FORCE_PATH_STYLE: bool.default(true),
@@ -78,6 +79,9 @@ const envSchema = z.object({
   DASHBOARD_REQUESTS_PER_MINUTE: int(1).default(600),
   TRUST_PROXY: z.string().trim().default('false').transform(parseTrustProxy),
 });
+
+/** Every environment variable the configuration reads (the README's table documents each). */
+export const CONFIG_VARIABLES = Object.keys(envSchema.shape);
 
 export type Env = Record<string, string | undefined>;
 
@@ -151,6 +155,8 @@ export interface Config {
         bucket: string;
         region: string;
         endpoint: string | undefined;
+        /** Where clients reach the bucket when not at `endpoint` (a compose network name): download links are signed for it. */
+        publicEndpoint: string | undefined;
         accessKeyId: string | undefined;
         secretAccessKey: string | undefined;
         forcePathStyle: boolean;
@@ -249,6 +255,7 @@ export function loadConfig(env: Env = process.env): Config {
             bucket: e.S3_BUCKET!,
             region: e.S3_REGION,
             endpoint: e.S3_ENDPOINT,
+            publicEndpoint: e.S3_PUBLIC_ENDPOINT,
             accessKeyId: e.S3_ACCESS_KEY_ID,
             secretAccessKey: e.S3_SECRET_ACCESS_KEY,
             forcePathStyle: e.S3_FORCE_PATH_STYLE,

@@ -465,3 +465,39 @@ describe('S3 settings from the environment reach a working store', () => {
     }
   });
 });
+
+describe('S3_PUBLIC_ENDPOINT (issue 28: compose reaches the bucket as minio:9000, browsers as localhost:9000)', () => {
+  it('signs download links for the public address, which then work there, and the CSP allows that origin', async () => {
+    const s3 = await startS3Server();
+    // The same server under another name stands for the address clients use.
+    const publicEndpoint = s3.endpoint.replace('127.0.0.1', 'localhost');
+    const config = loadConfig({
+      STORAGE: 's3',
+      S3_BUCKET: s3.bucket,
+      S3_ENDPOINT: s3.endpoint,
+      S3_PUBLIC_ENDPOINT: publicEndpoint,
+      S3_ACCESS_KEY_ID: s3.accessKeyId,
+      S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+    });
+    const store = createBlobStore(config.storage, {
+      publicUrl: config.publicUrl,
+      signer: new UrlSigner(randomBytes(32)),
+    });
+    try {
+      await store.put('jobs/j1/vocals.mp3', body('public'), { contentType: 'audio/mpeg' });
+      const { url } = await store.signedDownloadUrl('jobs/j1/vocals.mp3', {
+        fileName: 'v.mp3',
+        contentType: 'audio/mpeg',
+        expiresInSeconds: 60,
+      });
+      expect(url.startsWith(`${publicEndpoint}/${s3.bucket}/jobs/j1/vocals.mp3?`)).toBe(true);
+      expect(await (await fetch(url)).text()).toBe('public');
+      // Signed for the public host: the same query sent to the service's own address is refused.
+      expect((await fetch(url.replace(publicEndpoint, s3.endpoint))).status).toBe(403);
+      expect(store.capabilities.downloadOrigins).toEqual([new URL(publicEndpoint).origin]);
+    } finally {
+      await store.close();
+      await s3.close();
+    }
+  });
+});

@@ -6,11 +6,19 @@ import type { UrlSigner } from './url-signer.ts';
 
 /**
  * The blob store the configuration asks for: files under `storage.root` with API-served signed URLs,
- * or an S3 bucket with presigned URLs. `publicUrl` is the site URL (no `/v1`).
+ * or an S3 bucket with presigned URLs (for S3_PUBLIC_ENDPOINT where clients reach the bucket at
+ * another address than the service does). `publicUrl` is the site URL (no `/v1`).
  */
 export function createBlobStore(storage: Config['storage'], deps: { publicUrl: string; signer: UrlSigner }): BlobStore {
   if (storage.kind === 'disk') {
     return new DiskBlobStore({ root: storage.root, publicUrl: deps.publicUrl, signer: deps.signer });
   }
-  return new S3BlobStore({ client: createS3Client(storage), bucket: storage.bucket, endpoint: storage.endpoint });
+  const { publicEndpoint } = storage;
+  return new S3BlobStore({
+    client: createS3Client(storage),
+    // Signed for the address clients use; the signature covers the host, so it must be theirs.
+    presignClient: publicEndpoint ? createS3Client({ ...storage, endpoint: publicEndpoint }) : undefined,
+    bucket: storage.bucket,
+    endpoint: publicEndpoint ?? storage.endpoint,
+  });
 }

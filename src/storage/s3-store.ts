@@ -42,8 +42,8 @@ export interface S3BlobStoreOptions {
   client: S3Client;
   bucket: string;
   /**
-   * The endpoint download URLs are presigned for (S3_ENDPOINT), whose origin the dashboard's CSP
-   * allows; absent: AWS's own hosts, which depend on bucket and region.
+   * The endpoint download URLs are presigned for (S3_PUBLIC_ENDPOINT, else S3_ENDPOINT), whose
+   * origin the dashboard's CSP allows; absent: AWS's own hosts, which depend on bucket and region.
    */
   endpoint?: string;
   /** Client used only to presign download URLs, when clients reach S3 at another address. */

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { CONFIG_VARIABLES, loadConfig } from '../../src/config.ts';
+
+const repo = join(import.meta.dirname, '..', '..');
+const read = (file: string) => readFileSync(join(repo, file), 'utf8');
+
+/** Variables the service reads but an image or compose file may also set for other programs. */
+const NOT_OURS = new Set(['NODE_ENV']);
+
+/**
+ * Issue 28: the files an operator deploys from (Dockerfile, compose.yaml) and the README's
+ * configuration table name only settings the service reads, and every one it reads is documented.
+ */
+describe('deployment files and the configuration they set', () => {
+  it("the README's configuration table documents every variable the configuration reads", () => {
+    const table = read('README.md').split('## Configuration')[1]?.split('\n## ')[0] ?? '';
+    const documented = new Set(
+      [...table.matchAll(/^\|([^|]*)\|/gm)].flatMap((m) => [...m[1]!.matchAll(/`([A-Z0-9_]+)`/g)].map((v) => v[1])),
+    );
+    expect(CONFIG_VARIABLES.filter((v) => !documented.has(v))).toEqual([]);
+  });
+
+  it("the Dockerfile's ENV lines set only known variables", () => {
+    const envLines = read('Dockerfile')
+      .replace(/\\\n/g, ' ')
+      .split('\n')
+      .filter((l) => l.startsWith('ENV '));
+    const names = envLines.flatMap((l) => [...l.matchAll(/([A-Za-z_][A-Za-z0-9_]*)=/g)].map((m) => m[1]!));
+    expect(names.length).toBeGreaterThan(3);
+    const known = new Set([
+      ...CONFIG_VARIABLES,
+      'ONNXRUNTIME_NODE_INSTALL',
+      'npm_config_nodedir',
+      'npm_config_update_notifier',
+    ]);
+    expect(names.filter((n) => !known.has(n) && !NOT_OURS.has(n))).toEqual([]);
+  });
+
+  it('compose.yaml runs the scale-out roles with a configuration the service accepts', () => {
+    const compose = parse(read('compose.yaml'), { merge: true }) as {
+      services: Record<string, { command?: string[]; environment?: Record<string, string> }>;
+    };
+    const { api, worker } = compose.services;
+    expect(api?.command).toEqual(['serve', '--no-workers']);
+    expect(worker?.command).toEqual(['worker']);
+    for (const service of [api!, worker!]) {
+      const env = service.environment;
+      if (!env) throw new Error('a stemforge service of compose.yaml has no environment');
+      expect(Object.keys(env).filter((k) => !CONFIG_VARIABLES.includes(k))).toEqual([]);
+      // ${VAR:-default} takes its default; ${VAR:?message} a value an operator's .env would give.
+      const resolved = Object.fromEntries(
+        Object.entries(env).map(([k, v]) => [
+          k,
+          String(v)
+            .replace(/\$\{[A-Z0-9_]+:-([^}]*)\}/g, '$1')
+            .replace(/\$\{[A-Z0-9_]+:\?[^}]*\}/g, 'x'.repeat(40)),
+        ]),
+      );
+      const config = loadConfig(resolved);
+      expect(config.deployment.mode).toBe('scale-out');
+      expect(config.storage).toMatchObject({
+        kind: 's3',
+        endpoint: 'http://minio:9000',
+        publicEndpoint: 'http://localhost:9000',
+      });
+    }
+  });
+});
