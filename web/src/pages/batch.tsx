@@ -43,7 +43,6 @@ export function BatchList({ items }: { items: Submitted[] }) {
         {items.map((item, i) => {
           const job = item.jobId ? jobs[item.jobId] : undefined;
           return (
-            // biome-ignore lint/suspicious/noArrayIndexKey: the list only grows, in the order the files were chosen
             <li key={i} data-file={item.name} data-job={item.jobId ?? ''} data-status={job?.status ?? ''}>
               <span class="file-name">
                 {item.jobId ? <JobLink id={item.jobId} title={job?.title ?? item.name} /> : item.name}

@@ -198,7 +198,6 @@ export function NewJob() {
               {files.length > 0 && (
                 <ul class="chosen">
                   {files.map((f, i) => (
-                    // biome-ignore lint/suspicious/noArrayIndexKey: the list is replaced whole on each choice
                     <li key={i} class={f.refused ? 'refused' : ''}>
                       <span class="file-name">{f.file.name}</span>{' '}
                       <span class="muted">
