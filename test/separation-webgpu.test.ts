@@ -3,19 +3,23 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
+import { getModelSpec } from '../src/models/registry.ts';
 import { resolveModel } from '../src/models/resolve.ts';
-import { dropDeadNodes } from '../src/onnx/graph-edit.ts';
 import { writeModelPart } from '../src/onnx/graph-split.ts';
-import { readModelStructure, writeEditedModel } from '../src/onnx/model-file.ts';
-import { splitAttentionRows } from '../src/separation/attention-rows.ts';
-import { assertWebGpuAdapter } from '../src/separation/webgpu-adapter.ts';
-import { ExecutionProviderUnavailableError } from '../src/separation/execution-provider.ts';
+import { readModelStructure } from '../src/onnx/model-file.ts';
+import { SeparationEngine } from '../src/separation/engine.ts';
+import {
+  assertExecutionProviderUsable,
+  ExecutionProviderUnavailableError,
+} from '../src/separation/execution-provider.ts';
+import { prepareModel } from '../src/separation/prepared-model.ts';
 import { snrDb } from './helpers/snr.ts';
 
 // Runs on lavapipe (Mesa 25, Vulkan on the CPU; .ci/run installs it) or on a real GPU. Without a
 // WebGPU adapter these tests fail, saying what is missing: they never pass by skipping.
 
 const htdemucs = resolveModel('htdemucs', { modelsDir: '/nonexistent' })!.files['htdemucs.onnx']!;
+const sha256 = getModelSpec('htdemucs')!.files[0]!.sha256!;
 
 /**
  * HTDemucs' first spectral transformer layer: its self-attention scores are 8 x 2688 x 2688 floats
@@ -73,7 +77,7 @@ describe('WebGPU execution provider (lavapipe in CI, or a GPU)', () => {
 
   it('finds a WebGPU adapter on this machine', async () => {
     // Fails with the product's one-line explanation (what is missing, what to install) when there is none.
-    await assertWebGpuAdapter();
+    await assertExecutionProviderUsable('webgpu');
   });
 
   it('says what is missing when Vulkan offers no adapter, instead of running on the CPU', async () => {
@@ -82,26 +86,24 @@ describe('WebGPU execution provider (lavapipe in CI, or a GPU)', () => {
       VK_ICD_FILENAMES: join(dir, 'no-such-icd.json'),
       VK_DRIVER_FILES: join(dir, 'no-such-icd.json'),
     };
-    const probe = assertWebGpuAdapter(noDriver);
+    const probe = assertExecutionProviderUsable('webgpu', noDriver);
     await expect(probe).rejects.toBeInstanceOf(ExecutionProviderUnavailableError);
     await expect(probe).rejects.toThrow(
       /^ORT_EXECUTION_PROVIDER=webgpu but no WebGPU adapter could be opened \(no Vulkan driver.*ORT_EXECUTION_PROVIDER=cpu$/,
     );
   });
 
-  it('runs the spectral self-attention layer as the CPU does once its rows are split, and diverges unsplit', async () => {
-    await assertWebGpuAdapter();
+  it('runs the spectral self-attention layer of the WebGPU copy as the CPU does, and the exported one diverges', async () => {
+    await assertExecutionProviderUsable('webgpu');
+    // The copy the engine runs on WebGPU: unfused, the three spectral self-attentions split by rows
+    // (the others stay under 128 MiB), whole.
+    const prepared = await prepareModel(htdemucs, sha256, dir, { executionProvider: 'webgpu' });
+    expect(prepared.rewrites).toEqual({ attention: 0, parts: 1, int8MatMuls: 0, attentionRows: 3 });
+    expect(prepared.parts).toEqual([prepared.path]);
     const exported = join(dir, 'layer-exported.onnx');
-    await writeLayer(htdemucs, exported);
-    const s = await readModelStructure(htdemucs);
-    const { edit, split } = splitAttentionRows(s.nodes);
-    expect(split).toBe(3); // the three spectral self-attentions; the others stay under 128 MiB
-    dropDeadNodes(s.nodes, edit, s.graphOutputs);
-    const rewrittenModel = join(dir, 'htdemucs-rows.onnx');
-    await writeEditedModel(s, edit, rewrittenModel);
     const rewritten = join(dir, 'layer-rows.onnx');
-    await writeLayer(rewrittenModel, rewritten);
-    rmSync(rewrittenModel);
+    await writeLayer(htdemucs, exported);
+    await writeLayer(prepared.path, rewritten);
 
     const x = layerInput();
     const cpu = await runLayer(exported, 'cpu', x);
@@ -109,7 +111,23 @@ describe('WebGPU execution provider (lavapipe in CI, or a GPU)', () => {
     // Measured on lavapipe: 91.7 dB on a real segment's activations.
     expect(snrDb([cpu], [gpu])).toBeGreaterThan(60);
     // The control: the same layer as exported. If onnxruntime's WebGPU Softmax is fixed, this
-    // fails, and the row split (prepared-model.ts) can go (docs/separation.md says how to check).
+    // fails, and the row split (prepared-model.ts) can be reconsidered (docs/separation.md).
     expect(snrDb([cpu], [await runLayer(exported, 'webgpu', x)])).toBeLessThan(40);
   }, 300_000);
+
+  it('stops a separation engine on WebGPU without an adapter with one line, instead of running on the CPU', async () => {
+    const env = {
+      ...process.env,
+      VK_ICD_FILENAMES: join(dir, 'no-such-icd.json'),
+      VK_DRIVER_FILES: join(dir, 'no-such-icd.json'),
+    };
+    const engine = new SeparationEngine({ modelsDir: dir, cacheDir: dir, executionProvider: 'webgpu', env });
+    try {
+      await expect(engine.start()).rejects.toThrow(
+        /^cannot load the separation model: ORT_EXECUTION_PROVIDER=webgpu but no WebGPU adapter could be opened \(onnxruntime: No supported adapters\).*ORT_EXECUTION_PROVIDER=cpu$/,
+      );
+    } finally {
+      await engine.close();
+    }
+  }, 120_000);
 });

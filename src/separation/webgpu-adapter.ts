@@ -6,11 +6,11 @@ import { pathToFileURL } from 'node:url';
 import { encodeNode } from '../onnx/node.ts';
 import { ProtoWriter } from '../onnx/protobuf.ts';
 
-/** How an operator makes WebGPU available; part of every WebGPU error message. */
+/** How an operator makes WebGPU available; part of every WebGPU error message (execution-provider.ts). */
 export const WEBGPU_INSTALL_HINT =
   'onnxruntime runs WebGPU through Dawn over Vulkan: install the Vulkan loader (Debian: libvulkan1) and a Vulkan driver ' +
   "(NVIDIA's driver with its Vulkan ICD, Mesa's radv or anv; lavapipe, Mesa's CPU driver, needs Mesa 25: " +
-  'Debian 12 bookworm-backports), see docs/separation.md, "GPU workers", or set ORT_EXECUTION_PROVIDER=cpu';
+  'Debian 12 bookworm-backports), see docs/separation.md, "WebGPU workers", or set ORT_EXECUTION_PROVIDER=cpu';
 
 /** A one-node float graph (y = x + x), enough for onnxruntime to open a WebGPU device and run a kernel on it. */
 function probeModel(): Buffer {
@@ -58,14 +58,18 @@ function vulkanLoaderPresent(env: NodeJS.ProcessEnv): boolean {
   return dirs.some((d) => existsSync(join(d, 'libvulkan.so.1')));
 }
 
+/** Why WebGPU cannot be used here: what is missing, and onnxruntime's own message. */
+export interface WebGpuUnavailable {
+  missing: string;
+  message: string;
+}
+
 /**
- * Throws, with one line naming what is missing, unless onnxruntime can open a WebGPU adapter here and
- * run a kernel on it: called when a worker or a separation engine starts with
- * `ORT_EXECUTION_PROVIDER=webgpu`, so a machine without a usable GPU stops instead of running
- * anything on the CPU. Takes about a second (a child process opens the device and exits).
+ * Whether onnxruntime can open a WebGPU adapter here and run a kernel on it: undefined when it can,
+ * else what is missing. Takes about a second: a child process opens the device and exits.
+ * execution-provider.ts turns the answer into the start-up error.
  */
-export async function assertWebGpuAdapter(env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const { ExecutionProviderUnavailableError } = await import('./execution-provider.ts');
+export async function webGpuUnavailable(env: NodeJS.ProcessEnv = process.env): Promise<WebGpuUnavailable | undefined> {
   const ort = pathToFileURL(createRequire(import.meta.url).resolve('onnxruntime-node')).href;
   const result = await new Promise<{ ok: boolean; message?: string }>((resolve) => {
     execFile(
@@ -76,22 +80,17 @@ export async function assertWebGpuAdapter(env: NodeJS.ProcessEnv = process.env):
         try {
           resolve(JSON.parse(stdout) as { ok: boolean; message?: string });
         } catch {
-          resolve({ ok: false, message: err ? `the probe process failed (${err.message.split('\n', 1)[0]})` : stdout });
+          resolve({ ok: false, message: err ? `the probe process failed (${err.message})` : stdout });
         }
       },
     );
   });
-  if (result.ok) return;
-  const dawn = (result.message ?? 'the probe kernel returned a wrong value')
-    .replace(/^.*Failed to get a WebGPU adapter: /s, '')
-    .split('\n', 1)[0]!
-    .replace(/\/[^\s:'"]*\//g, '')
-    .slice(0, 200);
-  const what =
-    process.platform === 'linux' && !vulkanLoaderPresent(env)
-      ? 'the Vulkan loader libvulkan.so.1 is not installed'
-      : 'no Vulkan driver offers a usable adapter';
-  throw new ExecutionProviderUnavailableError(
-    `ORT_EXECUTION_PROVIDER=webgpu but no WebGPU adapter could be opened (${what}; onnxruntime: ${dawn}): ${WEBGPU_INSTALL_HINT}`,
-  );
+  if (result.ok) return undefined;
+  return {
+    missing:
+      process.platform === 'linux' && !vulkanLoaderPresent(env)
+        ? 'the Vulkan loader libvulkan.so.1 is not installed'
+        : 'no Vulkan driver offers a usable adapter',
+    message: result.message ?? 'the probe kernel returned a wrong value',
+  };
 }
