@@ -1,5 +1,6 @@
 import type { NewNode, OnnxNode } from '../onnx/node.ts';
 import { emptyEdit, type GraphEdit } from '../onnx/graph-edit.ts';
+import { indexGraph } from '../onnx/graph-index.ts';
 
 /**
  * The storage-buffer binding size every WebGPU adapter offers: the WebGPU specification's default
@@ -28,21 +29,7 @@ export function splitAttentionRows(
   nodes: readonly OnnxNode[],
   limitBytes = WEBGPU_MIN_BINDING_BYTES,
 ): { edit: GraphEdit; split: number } {
-  const producer = new Map<string, number>();
-  const consumers = new Map<string, number[]>();
-  nodes.forEach((n, i) => {
-    for (const o of n.outputs) producer.set(o, i);
-    for (const x of n.inputs) consumers.set(x, [...(consumers.get(x) ?? []), i]);
-  });
-  const from = (tensor: string | undefined, op: string) => {
-    const i = tensor === undefined ? undefined : producer.get(tensor);
-    const n = i === undefined ? undefined : nodes[i];
-    return n?.op === op && !n.domain ? n : undefined;
-  };
-  const onlyConsumer = (tensor: string | undefined) => {
-    const c = (tensor === undefined ? undefined : consumers.get(tensor)) ?? [];
-    return c.length === 1 ? c[0] : undefined;
-  };
+  const { producerOf, from, onlyConsumer } = indexGraph(nodes);
   /** Static dimensions of `tensor`, read back through a scaling Mul and Transposes to a constant-shape Reshape. */
   const dimsOf = (tensor: string | undefined): number[] | undefined => {
     const mul = from(tensor, 'Mul');
@@ -63,7 +50,7 @@ export function splitAttentionRows(
   let split = 0;
   nodes.forEach((softmax, si) => {
     if (softmax.op !== 'Softmax' || softmax.domain) return;
-    const scoresAt = producer.get(softmax.inputs[0] ?? '');
+    const scoresAt = producerOf(softmax.inputs[0]);
     const valuesAt = onlyConsumer(softmax.outputs[0]);
     const scores = scoresAt === undefined ? undefined : nodes[scoresAt];
     const values = valuesAt === undefined ? undefined : nodes[valuesAt];
