@@ -102,7 +102,7 @@ async function idleGpuMemory(): Promise<number | undefined> {
   }
 }
 
-/** Planar stereo of the song, looped to `seconds`. */
+/** Planar stereo of the song, looped to `seconds`, normalised by its mono mix's mean and std as the engine does (track-stats.ts). */
 async function song(): Promise<Float32Array[]> {
   let channels: Float32Array[];
   if (opts.input) {
@@ -114,7 +114,18 @@ async function song(): Promise<Float32Array[]> {
     channels = (await decodeToPlanar(sharedPath('audio', 'music', 'Kevin_MacLeod_-_Vibe_Ace.hq.ogg'))).channels;
   }
   const frames = Math.round(seconds * RATE);
-  return channels.map((c) => Float32Array.from({ length: frames }, (_, i) => c[i % c.length]!));
+  const looped = channels.map((c) => Float32Array.from({ length: frames }, (_, i) => c[i % c.length]!));
+  let sum = 0;
+  let sumSq = 0;
+  for (let i = 0; i < frames; i++) {
+    const m = (looped[0]![i]! + looped[1]![i]!) / 2;
+    sum += m;
+    sumSq += m * m;
+  }
+  const mean = sum / frames;
+  const std = Math.sqrt(Math.max(0, (sumSq - frames * mean * mean) / (frames - 1))) || 1;
+  for (const c of looped) for (let i = 0; i < frames; i++) c[i] = (c[i]! - mean) / std;
+  return looped;
 }
 
 function snrDb(ref: Float32Array, est: Float32Array): number {
