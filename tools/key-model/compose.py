@@ -141,8 +141,9 @@ def drum_pattern(rng, meter, steps):
     return hits
 
 
-def compose(rng, tonic, mode):
-    """One piece in `tonic` (0 = C) and `mode` ('major' / 'minor')."""
+def compose(rng, tonic, mode, seconds=None):
+    """One piece in `tonic` (0 = C) and `mode` ('major' / 'minor'), about `seconds` long (default:
+    2 to 24 s at random)."""
     meter = int(rng.choice([4, 3, 2], p=[0.72, 0.2, 0.08]))
     triplet = meter != 3 and rng.random() < 0.12  # 12/8-like feel
     bpm = float(rng.uniform(60, 180))
@@ -153,6 +154,8 @@ def compose(rng, tonic, mode):
     chords = progression(rng, mode)
     # Length: 2 to about 24 s, whatever the tempo.
     target = float(rng.choice([rng.uniform(2, 6), rng.uniform(6, 14), rng.uniform(12, 24)]))
+    if seconds is not None:
+        target = seconds
     bar = meter * beat
     chord_len = bars_per_chord * bar
     n = max(1, int(np.ceil(target / chord_len)))
@@ -274,7 +277,7 @@ def compose(rng, tonic, mode):
     volumes = {ch: int(rng.integers(70, 127)) for ch in (0, 1, 2, 3)}
     volumes[9] = int(rng.integers(40, 127))
     return dict(notes=sorted(notes), programs=programs, volumes=volumes, seconds=end, tonic=tonic, mode=mode,
-                bpm=bpm)
+                bpm=bpm, meter=meter, triplet=triplet, drums=layers['drums'])
 
 
 def compose_atonal(rng):
