@@ -11,7 +11,7 @@ py="${PYTHON:-python3}"
 here="$root/tools/key-model"
 "$py" "$here/make_data.py" "$data" --split val --pieces 480
 "$py" "$here/make_data.py" "$data" --split train --pieces 2400
-node "$root/bin/run-ts.mjs" "$here/features.ts" "$data" val
-node "$root/bin/run-ts.mjs" "$here/features.ts" "$data" train
-"$py" "$here/train.py" "$data" "$root/src/analysis/key-model.onnx"
+"$py" "$here/make_data.py" "$data" --split modal --pieces 800
+for split in val train modal; do node "$root/bin/run-ts.mjs" "$here/features.ts" "$data" "$split"; done
+"$py" "$here/train.py" "$data" "$root/src/analysis/key-model.onnx" --steps 4000
 sha256sum "$root/src/analysis/key-model.onnx"

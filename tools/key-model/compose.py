@@ -13,6 +13,8 @@ import numpy as np
 
 MAJOR = (0, 2, 4, 5, 7, 9, 11)
 MINOR = (0, 2, 3, 5, 7, 8, 10)
+MIXOLYDIAN = (0, 2, 4, 5, 7, 9, 10)
+DORIAN = (0, 2, 3, 5, 7, 9, 10)
 QUALITY = {'maj': (0, 4, 7), 'min': (0, 3, 7), 'dim': (0, 3, 6), 'aug': (0, 4, 8), 'sus4': (0, 5, 7),
            '7': (0, 4, 7, 10), 'maj7': (0, 4, 7, 11), 'm7': (0, 3, 7, 10), 'm7b5': (0, 3, 6, 10)}
 
@@ -22,11 +24,11 @@ M = {'I': (0, 'maj'), 'ii': (2, 'min'), 'iii': (4, 'min'), 'IV': (5, 'maj'), 'V'
      'vi7': (9, 'm7'), 'Isus': (0, 'sus4'), 'Vsus': (7, 'sus4'),
      # borrowed from the parallel minor (modal mixture) and secondary dominants
      'iv': (5, 'min'), 'bVI': (8, 'maj'), 'bVII': (10, 'maj'), 'bIII': (3, 'maj'), 'V/V': (2, 'maj'),
-     'V/vi': (4, 'maj'), 'V7/IV': (0, '7'), 'V/ii': (9, 'maj')}
+     'V/vi': (4, 'maj'), 'V7/IV': (0, '7'), 'V/ii': (9, 'maj'), 'v': (7, 'min'), 'I7': (0, '7')}
 m = {'i': (0, 'min'), 'iio': (2, 'dim'), 'III': (3, 'maj'), 'iv': (5, 'min'), 'v': (7, 'min'), 'V': (7, 'maj'),
      'V7': (7, '7'), 'VI': (8, 'maj'), 'VII': (10, 'maj'), 'viio': (11, 'dim'), 'i7': (0, 'm7'),
      'iv7': (5, 'm7'), 'IV': (5, 'maj'), 'bII': (1, 'maj'), 'III+': (3, 'aug'), 'iiø7': (2, 'm7b5'),
-     'I': (0, 'maj'), 'VImaj7': (8, 'maj7'), 'Vsus': (7, 'sus4')}
+     'I': (0, 'maj'), 'VImaj7': (8, 'maj7'), 'Vsus': (7, 'sus4'), 'ii': (2, 'min'), 'IV7': (5, '7')}
 
 # Plain diatonic progressions, as most songs are, and colourful ones (borrowed chords, secondary
 # dominants, modal vamps, songs sitting on IV or V): a first model trained mostly on the colourful
@@ -50,6 +52,15 @@ MINOR_COLOUR = [
     'i IV i IV', 'i III VII IV', 'i bII V i', 'III VII i i', 'III III VII VII VI VI V V', 'iv iv V V', 'VI VI VII i',
     'i III+ III VI', 'III VI iv V', 'i i i I', 'V V i i', 'III iv V i',
 ]
+# Modal pieces: a tonic held by the bass and the melody over another key's notes, as much game,
+# rock and folk music is (Mixolydian: the major scale with a flat 7th; Dorian: the minor scale with a
+# natural 6th). A model trained without them named the key of the notes' collection (the
+# subdominant's) where a listener names the tonic.
+MIXOLYDIAN_TEMPLATES = ['I bVII IV I', 'I bVII I bVII', 'I IV bVII I', 'I v IV I', 'I I bVII IV', 'I7 IV I7 IV',
+                        'I bVII v I', 'I IV I bVII', 'I I I bVII']
+DORIAN_TEMPLATES = ['i IV i IV', 'i ii i IV', 'i IV VII i', 'i i IV IV', 'i IV7 i IV7', 'i VII IV i', 'i ii IV i',
+                    'i i i IV']
+
 
 def markov_progression(rng, mode, n):
     """A functional walk: tonic -> predominant -> dominant -> tonic, with some detours."""
@@ -77,7 +88,11 @@ def markov_progression(rng, mode, n):
     return out
 
 
-def progression(rng, mode):
+def progression(rng, mode, modal=False):
+    if modal:
+        t = str(rng.choice(MIXOLYDIAN_TEMPLATES if mode == 'major' else DORIAN_TEMPLATES)).split()
+        table = M if mode == 'major' else m
+        return [table[c] for c in t * int(rng.integers(1, 3))]
     if rng.random() < 0.6:
         plain = rng.random() < 0.75
         pool = (MAJOR_PLAIN if plain else MAJOR_COLOUR) if mode == 'major' else (MINOR_PLAIN if plain else MINOR_COLOUR)
@@ -95,11 +110,14 @@ def progression(rng, mode):
     return [table[c] for c in t]
 
 
-def scale_over(mode, root, quality):
+def scale_over(mode, root, quality, modal=False):
     """The pitch classes (relative to the tonic) a melody uses over a chord: the key's scale, with
     the chord's own tones replacing the scale's where they differ (raised 7th over V in minor,
     b7 over bVII, b3 over iv in major, ...)."""
-    base = set(MAJOR if mode == 'major' else MINOR)
+    if modal:
+        base = set(MIXOLYDIAN if mode == 'major' else DORIAN)
+    else:
+        base = set(MAJOR if mode == 'major' else MINOR)
     tones = {(root + i) % 12 for i in QUALITY[quality]}
     for t in tones:
         for d in (-1, 1):
@@ -141,7 +159,7 @@ def drum_pattern(rng, meter, steps):
     return hits
 
 
-def compose(rng, tonic, mode, seconds=None):
+def compose(rng, tonic, mode, seconds=None, modal=False):
     """One piece in `tonic` (0 = C) and `mode` ('major' / 'minor'), about `seconds` long (default:
     2 to 24 s at random)."""
     meter = int(rng.choice([4, 3, 2], p=[0.72, 0.2, 0.08]))
@@ -151,7 +169,7 @@ def compose(rng, tonic, mode, seconds=None):
     steps = meter * (3 if triplet else 4)
     step = meter * beat / steps
     bars_per_chord = float(rng.choice([0.5, 1, 1, 1, 2]))
-    chords = progression(rng, mode)
+    chords = progression(rng, mode, modal)
     # Length: 2 to about 24 s, whatever the tempo.
     target = float(rng.choice([rng.uniform(2, 6), rng.uniform(6, 14), rng.uniform(12, 24)]))
     if seconds is not None:
@@ -171,7 +189,7 @@ def compose(rng, tonic, mode, seconds=None):
     base = 48 + int(rng.integers(-5, 8))  # comping register G2..G3 to G3..G4, whatever the key
     comp_style = str(rng.choice(['block', 'stabs', 'arp', 'strum', 'offbeat', 'alberti']))
     bass_style = str(rng.choice(['root', 'rootfifth', 'octave', 'walk', 'pedal', 'sync']))
-    pedal = rng.random() < 0.1
+    pedal = rng.random() < (0.3 if modal else 0.1)
 
     def add(t, d, note, vel, ch):
         if 21 <= note <= 108 and d > 0.02:
@@ -231,7 +249,7 @@ def compose(rng, tonic, mode, seconds=None):
                     add(t, beat * 0.45, r, vel, 1)
                     add(t + beat / 2, beat * 0.45, r + 12, vel - 10, 1)
                 elif bass_style == 'walk':
-                    sc = scale_over(mode, root, quality)
+                    sc = scale_over(mode, root, quality, modal)
                     pc = sc[int(rng.integers(len(sc)))] if b else root % 12
                     add(t, beat * 0.9, 36 + (tonic + pc) % 12, vel, 1)
                 else:
@@ -241,7 +259,7 @@ def compose(rng, tonic, mode, seconds=None):
         for layer, ch, lo in (('melody', 2, 60), ('counter', 3, 52)):
             if not layers[layer]:
                 continue
-            sc = scale_over(mode, root, quality)
+            sc = scale_over(mode, root, quality, modal)
             pitches = [p for p in range(lo, lo + 19) if (p - tonic) % 12 in sc]
             chord_pcs = {(tonic + root + i) % 12 for i in QUALITY[quality]}
             k = 0.0
@@ -259,7 +277,7 @@ def compose(rng, tonic, mode, seconds=None):
                 add(t0 + k, min(d, chord_len - k) * 0.9, pitches[cur], int(rng.integers(70, 110)), ch)
                 k += d
     end = n * chord_len
-    if layers['melody'] and rng.random() < 0.5:  # phrase ends on the tonic
+    if layers['melody'] and rng.random() < (0.9 if modal else 0.5):  # phrase ends on the tonic
         add(end, beat * 2, 60 + tonic % 12 + (12 if tonic % 12 < 4 else 0), 90, 2)
         end += beat * 2
     if layers['drums']:

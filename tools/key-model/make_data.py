@@ -1,6 +1,7 @@
 """Makes the key model's training audio (training only, never product):
 
-    python tools/key-model/make_data.py OUT_DIR --split train|val [--pieces N]   # 2400 train, 480 val
+    python tools/key-model/make_data.py OUT_DIR --split train|val|modal [--pieces N]
+    # 2400 train, 480 val, 800 modal (Mixolydian and Dorian pieces, trained on with train)
 
 Composes N pieces (compose.py) with keys and modes cycling through all 24 keys, renders them in
 batches of 40 with a renderer and soundfont per batch (render.py), augments each (augment.py) and
@@ -18,7 +19,7 @@ from augment import augment
 from compose import compose, compose_atonal
 from render import VOICES, render_batch
 
-SEEDS = {'train': 33, 'val': 3300}
+SEEDS = {'train': 33, 'val': 3300, 'modal': 3333}
 BATCH = 40
 
 
@@ -40,7 +41,8 @@ def main():
                 if rng.random() < 0.06:
                     pieces.append(compose_atonal(rng))
                 else:
-                    pieces.append(compose(rng, i % 12, 'major' if (i // 12) % 2 == 0 else 'minor'))
+                    pieces.append(compose(rng, i % 12, 'major' if (i // 12) % 2 == 0 else 'minor',
+                                          modal=args.split == 'modal'))
             voice = VOICES[(first // BATCH) % len(VOICES)]
             audio = render_batch(pieces, voice, rng, work)
             for i, p, a in zip(ids, pieces, audio):

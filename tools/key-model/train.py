@@ -2,7 +2,7 @@
 
     python tools/key-model/train.py DATA_DIR OUT.onnx [--steps N]
 
-DATA_DIR holds train/val features (features.ts). Every batch takes one crop length (2 s to 30 s,
+DATA_DIR holds train, modal and val features (features.ts); train and modal are trained on together. Every batch takes one crop length (2 s to 30 s,
 short crops as often as long ones) and a random pitch shift of the semitone spectrogram with the
 label moved (-6..+5 semitones, zeros shifted in at the edge). Atonal pieces train towards the
 uniform distribution, so the winning probability is low on music with no clear key. Deterministic:
@@ -105,6 +105,9 @@ def main():
     torch.use_deterministic_algorithms(True)
     rng = np.random.default_rng(SEED)
     train_index, train_feats = load(args.data, 'train')
+    modal_index, modal_feats = load(args.data, 'modal')
+    train_index += [dict(p, offset=p['offset'] + len(train_feats)) for p in modal_index]
+    train_feats = np.concatenate([train_feats, modal_feats])
     val_index, val_feats = load(args.data, 'val')
     model = KeyNet()
     print(f'{sum(p.numel() for p in model.parameters())} parameters, {len(train_index)} training pieces', flush=True)
@@ -118,7 +121,7 @@ def main():
         loss.backward()
         opt.step()
         sched.step()
-        running = 0.98 * running + 0.02 * float(loss) if step > 1 else float(loss)
+        running = 0.98 * running + 0.02 * loss.item() if step > 1 else loss.item()
         if step % 500 == 0 or step == args.steps:
             w, s, a = evaluate(model, val_index, val_feats)
             print(f'step {step}: loss {running:.3f}, val MIREX whole {w:.3f}, 2 s {s:.3f}, '
