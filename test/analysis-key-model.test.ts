@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mirexKeyScore } from '../bench/analyze-metrics.ts';
 import { KEY_CLIPS, renderKeyClip, SYNTH_RATE, writeWav } from '../bench/fixtures/synth-clips.ts';
 import { ANALYSIS_SAMPLE_RATE, analyzeAudioDetailed } from '../src/analysis/analyze-audio.ts';
-import { ChromaAccumulator, estimateTuning } from '../src/analysis/chroma.ts';
+import { ChromaAccumulator, estimateTuning, FINE_BINS } from '../src/analysis/chroma.ts';
 import { estimateKeyWithModel, KEY_MODEL_PATH, KEY_MODEL_SHA256 } from '../src/analysis/key-model.ts';
+import { MODEL_MIN_PROBABILITY, readKey } from '../src/analysis/key-reading.ts';
 import { KEY_SEMITONES, KeySpectrogram } from '../src/analysis/key-spectrogram.ts';
 import { decodeToPlanar } from '../src/audio/decode.ts';
 import { sharedPath } from '../support/shared.ts';
@@ -45,6 +46,24 @@ describe('the shipped key model', () => {
     }
     expect((await estimateKeyWithModel(spec))?.name).toBe('C major');
     expect((await estimateKeyWithModel(up))?.name).toBe('G major');
+
+    // Below the tonality gate (a flat chroma stands for one drowned by drums) the model's key is
+    // reported when it is confident, with its probability as the confidence; noise gets none.
+    const flat = { fine: new Float64Array(FINE_BINS).fill(1), frameContrast: 0 };
+    const below = await readKey({ ...flat, spectrogram: () => spec });
+    expect(below.profile).toBeNull();
+    expect(below.method).toBe('model');
+    expect(below.key?.name).toBe('C major');
+    expect(below.confidence).toBeGreaterThanOrEqual(MODEL_MIN_PROBABILITY);
+    let seed = 1;
+    const noise = spec.map(() => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed / 2 ** 31;
+    });
+    const none = await readKey({ ...flat, spectrogram: () => noise });
+    expect(none.model!.probability).toBeLessThan(MODEL_MIN_PROBABILITY);
+    expect(none.key).toBeNull();
+    expect(none.confidence).toBeNull();
   });
 });
 
