@@ -4,7 +4,8 @@
  * where a variant loses anything are listed (all with --all). Quicker than bench/denoise.ts (no
  * ffmpeg round trip, no other systems): a development tool for the start-up and the guards.
  *
- *   node bin/run-ts.mjs bench/denoise-opening.ts [--variants default,noguard] [--all]
+ *   node bin/run-ts.mjs bench/denoise-opening.ts [--variants default,noguard] [--all] [--held-out]
+ * --held-out: the held-out short utterances (heldOutItems) instead of the evaluation set's speech.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,10 +15,14 @@ import { Denoiser, type DenoiserOptions } from '../src/denoise/denoiser.ts';
 import { siSdr } from '../support/si-sdr.ts';
 import { sharedPath } from '../support/shared.ts';
 import { readMono, resampleSinc } from './denoise-mixes.ts';
-import { buildEvalSet } from './denoise-set.ts';
+import { buildEvalSet, heldOutItems, speechItems } from './denoise-set.ts';
 
 const { values } = parseArgs({
-  options: { variants: { type: 'string', default: 'default' }, all: { type: 'boolean', default: false } },
+  options: {
+    variants: { type: 'string', default: 'default' },
+    all: { type: 'boolean', default: false },
+    'held-out': { type: 'boolean', default: false },
+  },
 });
 const VARIANTS: Record<string, DenoiserOptions> = {
   default: {},
@@ -30,7 +35,7 @@ const work = mkdtempSync(join(tmpdir(), 'stemforge-opening-'));
 const fmt = (x: number) => x.toFixed(2).padStart(7);
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 try {
-  const cases = await buildEvalSet(work);
+  const cases = await buildEvalSet(work, values['held-out'] ? heldOutItems() : speechItems());
   const inputs = await Promise.all(cases.map((c) => readMono(c.noisyPath, 48_000)));
   const res: Record<string, { whole: number; first: number }[]> = {};
   for (const v of names) {

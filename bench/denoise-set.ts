@@ -74,6 +74,26 @@ export function speechItems(): SpeechItem[] {
   return items;
 }
 
+/**
+ * Held-out speech, never used while the guards were set: the two LibriSpeech utterances of
+ * ../shared/audio/speech that the evaluation set leaves out, each cut to 2 and 3 s from its first
+ * word (the short utterances where a cleaner has least time to settle).
+ */
+export function heldOutItems(): SpeechItem[] {
+  const items: SpeechItem[] = [];
+  for (const id of ['3436-172162-0000', '5703-47212-0000'])
+    for (const seconds of [2, 3])
+      items.push({
+        name: `held-${id.split('-')[0]}-${seconds}s`,
+        band: 'NB',
+        rate: 16_000,
+        length: 'short',
+        path: sharedPath('audio', 'speech', `${id}.hq.ogg`),
+        maxSeconds: seconds,
+      });
+  return items;
+}
+
 /** Drops the silence before the first speech, keeping 0.1 s of it. */
 export function fromOnset(x: Float32Array, rate: number): Float32Array {
   const f = Math.round(rate / 100);

@@ -6,12 +6,13 @@
  * ratios, and where our time goes. `--long SECONDS` also runs ours on a longer input (flat peak).
  * `--as-exported` runs ours on the graph as exported (no rewrites), for the before/after figure;
  * `--repeat N` alternates N runs of each and prints medians (wall times on a shared machine vary).
- * `--provider cuda` runs ours on onnxruntime's CUDA provider (a GPU worker; docs/separation.md, "GPU workers").
+ * `--provider cuda` or `webgpu` runs ours on that onnxruntime provider (a GPU worker; docs/separation.md,
+ * "GPU workers", "WebGPU workers").
  * `--tiers fast,best` runs each of those quality tiers of ours in every round (one reference run
  * per round: the CLI has one setting, BEST's) and prints medians and ratios per tier;
  * `--compare-whole` adds each tier on the unsplit graph (model-split.ts), for the memory A/B.
  *   node bin/run-ts.mjs bench/separate.ts [--quality best | --tiers fast,best] [--seconds 60] [--long 600] [--skip-reference]
- *     [--as-exported] [--compare-whole] [--repeat 3] [--provider cuda]
+ *     [--as-exported] [--compare-whole] [--repeat 3] [--provider cuda|webgpu]
  */
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,7 +22,7 @@ import { parseArgs, promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { sharedPath } from '../support/shared.ts';
 import { TreeMemorySampler } from './fixtures/tree-memory.ts';
-import { getModelSpec } from '../src/models/registry.ts';
+import { type ExecutionProvider, getModelSpec } from '../src/models/registry.ts';
 import { resolveModel } from '../src/models/resolve.ts';
 import { verifyFileCached } from '../src/models/verify.ts';
 import { prepareModel, type GraphRewrites } from '../src/separation/prepared-model.ts';
@@ -63,7 +64,7 @@ interface ChildArgs {
   cacheDir: string;
   rewriteGraph: boolean;
   splitGraph: boolean;
-  provider: 'cpu' | 'cuda';
+  provider: ExecutionProvider;
 }
 
 async function child({
@@ -149,7 +150,8 @@ if (values.child) {
       clip,
     ]);
     const rewriteGraph = !values['as-exported'];
-    const provider = values.provider === 'cuda' ? 'cuda' : 'cpu';
+    const provider: ExecutionProvider =
+      values.provider === 'cuda' || values.provider === 'webgpu' ? values.provider : 'cpu';
     const modelsDir = join(dir, 'models');
     const cacheDir = join(dir, 'cache');
     const ourRun = (input: string, out: string, quality: string, splitGraph: boolean) =>
@@ -170,13 +172,14 @@ if (values.child) {
       const exported = resolveModel('htdemucs', { modelsDir })!.files['htdemucs.onnx']!;
       const sha256 = getModelSpec('htdemucs')!.files[0]!.sha256!;
       await verifyFileCached(exported, sha256, cacheDir);
-      const { rewrites } = await prepareModel(exported, sha256, cacheDir);
+      const { rewrites } = await prepareModel(exported, sha256, cacheDir, { executionProvider: provider });
       // FAST's copy with int8 MatMul weights (the engine makes it at its first FAST job otherwise).
-      const fast = tiers.includes('fast')
-        ? await prepareModel(exported, sha256, cacheDir, { int8MatMuls: true })
-        : undefined;
+      const fast =
+        tiers.includes('fast') && provider === 'cpu'
+          ? await prepareModel(exported, sha256, cacheDir, { int8MatMuls: true })
+          : undefined;
       console.log(
-        `one-time model preparation: ${rewrites.attention} attention blocks fused, ${rewrites.parts} part(s)` +
+        `one-time model preparation: ${rewrites.attention} attention blocks fused, ${rewrites.attentionRows ?? 0} split by rows, ${rewrites.parts} part(s)` +
           `${fast ? `, FAST's copy with ${fast.rewrites.int8MatMuls} int8 MatMuls` : ''}, in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
       );
     }

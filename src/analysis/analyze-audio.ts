@@ -1,8 +1,9 @@
 import { decodeAudio } from '../audio/decode.ts';
 import type { FfmpegTools } from '../audio/tools.ts';
-import { CHROMA_HOP, ChromaAccumulator, estimateTuning, FINE_BINS, foldChroma } from './chroma.ts';
-import { chromaContrast, estimateKey, keyConfidenceOf, type KeyEstimate } from './key.ts';
+import { CHROMA_HOP, ChromaAccumulator, FINE_BINS } from './chroma.ts';
 import { camelot } from './key-names.ts';
+import { type KeyReading, readKey } from './key-reading.ts';
+import { KEY_SEMITONES, KeySpectrogram } from './key-spectrogram.ts';
 import { mixEnvelopes, OnsetEnvelope } from './onset-envelope.ts';
 import { estimateTempo } from './tempo.ts';
 
@@ -15,18 +16,8 @@ export const DEFAULT_MAX_SECONDS = 600;
  * seconds of a song; 1.5 s still gives the chroma 7 half-overlapping 370 ms frames.
  */
 const MIN_KEY_SECONDS = 1.5;
-/**
- * The tonality gate. Tonality is the larger of two coefficients of variation of the 12-bin chroma
- * of the peaks that stand out of their neighbourhood (chroma.ts; scale-invariant, so loudness does
- * not matter): the whole input's, and the mean of each frame's less FRAME_CONTRAST_OFFSET. Set from
- * atonal input only: white, brown and pink noise measure up to 0.31, a real noise recording 0.45,
- * the musdb drum stem 0.40-0.46 (2-6 s); the gate sits above them. Every labelled excerpt of the
- * real-music set passes, 2 s ones included (lowest 0.53), and 35 of 54 still pass with a drum
- * stem mixed in 6 dB above the music (the gate of all peaks, before: 27). Below MIN_TONALITY the
- * key is null. Measurements in docs/analysis.md.
- */
-export const MIN_TONALITY = 0.5;
-export const FRAME_CONTRAST_OFFSET = 0.05;
+/** The tonality gate (see key-reading.ts): below it the key is null. */
+export { FRAME_CONTRAST_OFFSET, MIN_TONALITY } from './key-reading.ts';
 
 export interface AnalyzeInput {
   /** The mixture; used for whatever no stem covers. */
@@ -40,6 +31,8 @@ export interface AnalyzeInput {
   tools?: FfmpegTools;
   maxSeconds?: number;
   signal?: AbortSignal;
+  /** A candidate key model instead of the shipped one (benchmarks). */
+  keyModelPath?: string;
 }
 
 /** What a job reports as `audioMetadata`. */
@@ -50,7 +43,10 @@ export interface AudioAnalysis {
   key: string | null;
   /** 0-1: how clearly the audio pulses at `bpm` (see tempo.ts); null with `bpm`. */
   tempoConfidence: number | null;
-  /** 0-1: how well the chroma fits `key` and how tonal it is (see key.ts); null with `key`. */
+  /**
+   * 0-1: the learned model's probability for `key` (key-reading.ts): near 1 for one clear key, 0.2-0.4
+   * where a relative, parallel or fifth-related key is nearly as likely; null with `key`.
+   */
   keyConfidence: number | null;
 }
 
@@ -64,8 +60,15 @@ export interface DetailedAnalysis extends AudioAnalysis {
   frameContrast: number | null;
   /** Deviation of the tuning from A = 440 Hz, in cents. */
   tuningCents: number | null;
-  /** The tuned 12-bin chroma (C first, sums to 1) the key was read from. */
+  /** The tuned 12-bin chroma (C first, sums to 1) the profile method reads. */
   chroma: number[] | null;
+  /** Which method named `key`: the learned model, or the profile method where it is kept. */
+  keyMethod: 'model' | 'profile' | null;
+  /** The profile method's key (Krumhansl-Schmuckler on the chroma; null below the gate). */
+  profileKey: string | null;
+  /** The learned model's key and probability, whichever was reported. */
+  modelKey: string | null;
+  modelKeyProbability: number | null;
   /** How noise-like the onsets are (drums: high); see OnsetEnvelope.onsetFlatness. */
   onsetFlatness: number;
   tempoSource: 'mix' | 'stems';
@@ -122,6 +125,7 @@ export async function analyzeAudioDetailed(input: AnalyzeInput): Promise<Detaile
   const envelopes: { envelope: Float32Array; weight: number }[] = [];
   const bodies: { envelope: Float32Array; weight: number }[] = [];
   const fine = new Float64Array(FINE_BINS);
+  const spectrograms: KeySpectrogram[] = [];
   let chromaFrames = 0;
   let frameContrastSum = 0;
   let seconds = 0;
@@ -131,6 +135,7 @@ export async function analyzeAudioDetailed(input: AnalyzeInput): Promise<Detaile
   for (const job of jobs) {
     const onset = job.onsetWeight > 0 ? new OnsetEnvelope(ANALYSIS_SAMPLE_RATE) : null;
     const chroma = job.chroma ? new ChromaAccumulator(ANALYSIS_SAMPLE_RATE) : null;
+    const spectrogram = job.chroma ? new KeySpectrogram(ANALYSIS_SAMPLE_RATE) : null;
     let frames = 0;
     try {
       for await (const chunk of decodeAudio(job.path, {
@@ -143,6 +148,7 @@ export async function analyzeAudioDetailed(input: AnalyzeInput): Promise<Detaile
       })) {
         onset?.push(chunk);
         chroma?.push(chunk);
+        spectrogram?.push(chunk);
         frames += chunk.length;
       }
     } catch (err) {
@@ -161,48 +167,60 @@ export async function analyzeAudioDetailed(input: AnalyzeInput): Promise<Detaile
       chromaFrames = Math.max(chromaFrames, chroma.frameCount);
       frameContrastSum += chroma.contrastTotal / Math.max(1, chroma.frameCount);
     }
+    if (spectrogram) spectrograms.push(spectrogram);
   }
 
   const tempo = estimateTempo(
     { envelope: mixEnvelopes(envelopes), body: mixEnvelopes(bodies), onsetFlatness },
     frameRate,
   );
-  let key: KeyEstimate | null = null;
-  let keyConfidence: number | null = null;
-  let tuning: number | null = null;
-  let chroma: number[] | null = null;
-  let contrast: number | null = null;
-  let perFrame: number | null = null;
+  let reading: KeyReading | null = null;
   if (chromaFrames * CHROMA_HOP >= MIN_KEY_SECONDS * ANALYSIS_SAMPLE_RATE) {
-    tuning = estimateTuning(fine);
-    const folded = foldChroma(fine, tuning);
-    const sum = folded.reduce((a, b) => a + b, 0) || 1;
-    chroma = Array.from(folded, (v) => round(v / sum, 4));
-    contrast = chromaContrast(folded);
-    perFrame = frameContrastSum / jobs.filter((j) => j.chroma).length;
-    const tonality = Math.max(contrast, perFrame - FRAME_CONTRAST_OFFSET);
-    if (tonality >= MIN_TONALITY) {
-      key = estimateKey(folded);
-      if (key) keyConfidence = keyConfidenceOf(key, tonality, MIN_TONALITY);
-    }
+    reading = await readKey({
+      fine,
+      frameContrast: frameContrastSum / spectrograms.length,
+      spectrogram: (tuning) => sumSpectrograms(spectrograms, tuning),
+      modelPath: input.keyModelPath,
+    });
   }
+  const key = reading?.key ?? null;
+  const chroma = reading ? normalised(reading.chroma) : null;
   return {
     bpm: tempo?.bpm ?? null,
     key: key?.name ?? null,
     tempoConfidence: tempo ? round(tempo.confidence, 3) : null,
-    keyConfidence: keyConfidence === null ? null : round(keyConfidence, 3),
+    keyConfidence: reading?.confidence == null ? null : round(reading.confidence, 3),
     camelot: key ? camelot(key) : null,
-    chromaContrast: contrast === null ? null : round(contrast, 3),
-    frameContrast: perFrame === null ? null : round(perFrame, 3),
-    keyScore: key ? round(key.score, 3) : null,
-    keyMargin: key ? round(key.margin, 3) : null,
-    tuningCents: tuning === null ? null : Math.round(tuning * 100),
+    chromaContrast: reading ? round(reading.contrast, 3) : null,
+    frameContrast: reading ? round(frameContrastSum / spectrograms.length, 3) : null,
+    keyScore: reading?.profile ? round(reading.profile.score, 3) : null,
+    keyMargin: reading?.profile ? round(reading.profile.margin, 3) : null,
+    tuningCents: reading ? Math.round(reading.tuning * 100) : null,
     chroma,
+    keyMethod: reading?.method ?? null,
+    profileKey: reading?.profile?.name ?? null,
+    modelKey: reading?.model?.name ?? null,
+    modelKeyProbability: reading?.model ? round(reading.model.probability, 3) : null,
     tempoSource,
     keySource,
     seconds: round(seconds, 2),
     onsetFlatness: round(onsetFlatness, 3),
   };
+}
+
+/** Stems' semitone spectrograms summed frame by frame (the shortest stem's length). */
+function sumSpectrograms(parts: KeySpectrogram[], tuning: number): Float32Array {
+  const [first, ...rest] = parts.map((p) => p.semitones(tuning));
+  if (!first) return new Float32Array(0);
+  const length = Math.min(first.length, ...rest.map((r) => r.length));
+  const out = first.slice(0, length - (length % KEY_SEMITONES));
+  for (const r of rest) for (let i = 0; i < out.length; i++) out[i]! += r[i]!;
+  return out;
+}
+
+function normalised(chroma: Float64Array): number[] {
+  const sum = chroma.reduce((a, b) => a + b, 0) || 1;
+  return Array.from(chroma, (v) => round(v / sum, 4));
 }
 
 function round(x: number, digits: number): number {

@@ -1,3 +1,4 @@
+import type { ExecutionProvider } from '../models/registry.ts';
 import type { AudioFormat } from '../audio/encode.ts';
 import type { FfmpegTools } from '../audio/tools.ts';
 import type { RemoteError, RpcReply } from '../offload/rpc.ts';
@@ -6,7 +7,7 @@ import type { RemoteError, RpcReply } from '../offload/rpc.ts';
 
 export interface EngineThreadData {
   modelDir: string;
-  executionProvider: 'cpu' | 'cuda';
+  executionProvider: ExecutionProvider;
   threads: number;
   highPassHz: number | undefined;
   startup: 'mirror' | 'none';

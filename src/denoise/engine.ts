@@ -1,3 +1,4 @@
+import type { ExecutionProvider } from '../models/registry.ts';
 import type { Worker } from 'node:worker_threads';
 import type { AudioFormat } from '../audio/encode.ts';
 import { defaultTools, type FfmpegTools } from '../audio/tools.ts';
@@ -9,7 +10,7 @@ import { ModelFilesError } from './model-files.ts';
 export interface DenoiseEngineOptions {
   /** Folder holding enc.onnx, erb_dec.onnx, df_dec.onnx and config.ini (checked against pinned sha256). */
   modelDir: string;
-  executionProvider?: 'cpu' | 'cuda';
+  executionProvider?: ExecutionProvider;
   /** ORT intra-op threads; 0 = 1 (fastest on small machines, see docs/denoise.md). */
   threads?: number;
   /** Infrasound high-pass cut-off on the output (Hz, default 35; 0 = off). See docs/denoise.md. */

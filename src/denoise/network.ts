@@ -1,5 +1,5 @@
 import ort from 'onnxruntime-node';
-import { sessionProviders } from '../models/registry.ts';
+import { type ExecutionProvider, sessionProviders } from '../models/registry.ts';
 import { DFN3_SPEC, type Dfn3Model, type DfParams } from './model-files.ts';
 
 /*
@@ -11,7 +11,7 @@ import { DFN3_SPEC, type Dfn3Model, type DfParams } from './model-files.ts';
  */
 
 export interface NetworkOptions {
-  executionProvider?: 'cpu' | 'cuda';
+  executionProvider?: ExecutionProvider;
   /** ORT intra-op threads; 0 or undefined = 1 (the GRUs are sequential; more threads were slower here). */
   threads?: number;
 }

@@ -22,7 +22,7 @@ export type ModelSource =
   | { kind: 'url'; url?: string; archive?: 'tar.gz' };
 
 /** Where a model runs, as the operator chooses it (`ORT_EXECUTION_PROVIDER`). */
-export type ExecutionProvider = 'cpu' | 'cuda';
+export type ExecutionProvider = 'cpu' | 'cuda' | 'webgpu';
 
 export interface ModelSpec {
   name: string;
@@ -56,10 +56,12 @@ export interface ModelSpec {
 }
 
 /**
- * HTDemucs on CUDA: 'cpu' after 'cuda' places the few nodes CUDA has no kernel for; it is not a
- * fallback: when the CUDA provider cannot load, creating the session fails (execution-provider.ts).
+ * HTDemucs on CUDA and WebGPU: 'cpu' after the GPU places the few nodes the GPU provider has no kernel
+ * for (on WebGPU: shape arithmetic); it is not a fallback: when the GPU provider cannot start, creating
+ * the session fails (execution-provider.ts). On WebGPU the graph runs as a rewritten copy
+ * (prepared-model.ts: attention rows split, docs/separation.md "WebGPU: the divergence").
  */
-const HTDEMUCS_PROVIDERS = { cpu: ['cpu'], cuda: ['cuda', 'cpu'] } as const;
+const HTDEMUCS_PROVIDERS = { cpu: ['cpu'], cuda: ['cuda', 'cpu'], webgpu: ['webgpu', 'cpu'] } as const;
 
 export const MODEL_REGISTRY: readonly ModelSpec[] = [
   {
@@ -97,7 +99,9 @@ export const MODEL_REGISTRY: readonly ModelSpec[] = [
     license: 'MIT or Apache-2.0 (DeepFilterNet)',
     task: 'denoise',
     sampleRate: 48_000,
-    executionProviders: { cpu: ['cpu'], cuda: ['cuda'] },
+    // On a WebGPU worker voice cleaning runs on the CPU: three small recurrent graphs run window by
+    // window, where a GPU's dispatch and copy costs would outweigh its arithmetic (not measured on a GPU).
+    executionProviders: { cpu: ['cpu'], cuda: ['cuda'], webgpu: ['cpu'] },
     files: [
       {
         name: 'enc.onnx',

@@ -1,5 +1,6 @@
 import type { NewNode, OnnxNode } from '../onnx/node.ts';
 import { emptyEdit, type GraphEdit } from '../onnx/graph-edit.ts';
+import { indexGraph } from '../onnx/graph-index.ts';
 
 /**
  * Replaces the attention blocks of an HTDemucs export with onnxruntime's fused
@@ -23,21 +24,9 @@ export function fuseAttention(
   graphInputs: readonly { dims: readonly (number | null)[] }[],
 ): { edit: GraphEdit; fused: number } {
   const batchOfOne = graphInputs.length > 0 && graphInputs.every((i) => i.dims[0] === 1);
-  const producer = new Map<string, number>();
-  const consumers = new Map<string, number[]>();
-  nodes.forEach((n, i) => {
-    for (const o of n.outputs) producer.set(o, i);
-    for (const x of n.inputs) consumers.set(x, [...(consumers.get(x) ?? []), i]);
-  });
-  // A malformed node may lack an input or output: every lookup takes `undefined` and finds nothing.
-  const from = (tensor: string | undefined, op: string) => {
-    const i = tensor === undefined ? undefined : producer.get(tensor);
-    const n = i === undefined ? undefined : nodes[i];
-    return n?.op === op && !n.domain ? n : undefined;
-  };
+  const { from, onlyConsumer } = indexGraph(nodes);
   const only = (tensor: string | undefined, op: string) => {
-    const c = (tensor === undefined ? undefined : consumers.get(tensor)) ?? [];
-    const i = c.length === 1 ? c[0] : undefined;
+    const i = onlyConsumer(tensor);
     return i !== undefined && nodes[i]?.op === op ? i : undefined;
   };
   const constant = (tensor: string | undefined) => {

@@ -20,13 +20,13 @@ export const ENGINE_MALLOC_TUNABLES = [
 /**
  * The environment of a separation process: `base` plus the tunables above. A tunable the operator
  * already set in GLIBC_TUNABLES keeps the operator's value (`glibc.malloc.hugetlb=0` turns it off).
- * Other C libraries (musl, macOS) ignore the variable. On CUDA the tunables are left out: they tune
- * the CPU provider's per-tensor host allocations, while on a GPU the intermediate tensors live in
- * the CUDA provider's own device arena (and `mmap_max=0` would keep pinned staging buffers on the
- * heap for good).
+ * Other C libraries (musl, macOS) ignore the variable. On a GPU (CUDA, WebGPU) the tunables are left
+ * out: they tune the CPU provider's per-tensor host allocations, while on a GPU the intermediate
+ * tensors live in the GPU provider's own device buffers (and `mmap_max=0` would keep pinned staging
+ * buffers on the heap for good).
  */
 export function engineProcessEnv(base: NodeJS.ProcessEnv, provider: ExecutionProvider = 'cpu'): NodeJS.ProcessEnv {
-  if (provider === 'cuda') return { ...base };
+  if (provider !== 'cpu') return { ...base };
   const own = (base.GLIBC_TUNABLES ?? '').split(':').filter(Boolean);
   const set = new Set(own.map((t) => t.split('=')[0]));
   const added = ENGINE_MALLOC_TUNABLES.filter((t) => !set.has(t.split('=')[0]));

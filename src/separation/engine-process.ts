@@ -48,15 +48,21 @@ function checkSegment(model: SegmentModel, init: EngineInit): SegmentModel {
 }
 
 async function loadFloat(init: EngineInit): Promise<Loaded> {
-  const prepared = init.rewriteGraph
-    ? await prepareModel(init.modelPath, init.sha256, init.cacheDir)
-    : { path: init.modelPath, parts: [init.modelPath], rewrites: NO_REWRITES };
+  // On WebGPU the rewrite is a correction, not a speed-up: the graph as exported gives wrong stems
+  // there (prepared-model.ts), so it is made whatever `rewriteGraph` says, and never skipped.
+  const webgpu = init.executionProvider === 'webgpu';
+  if (webgpu && !init.cacheDir)
+    throw new Error('the WebGPU provider runs a prepared copy of the graph: give the engine a cache folder');
+  const prepared =
+    init.rewriteGraph || webgpu
+      ? await prepareModel(init.modelPath, init.sha256, init.cacheDir, { executionProvider: init.executionProvider })
+      : { path: init.modelPath, parts: [init.modelPath], rewrites: NO_REWRITES };
   try {
     return await loadPrepared(prepared, init);
   } catch (err) {
     // An onnxruntime build without the fused attention operator (some execution providers)
-    // still runs the graph as exported.
-    if (prepared.path === init.modelPath || err instanceof ExecutionProviderUnavailableError) throw err;
+    // still runs the graph as exported; WebGPU never does.
+    if (prepared.path === init.modelPath || err instanceof ExecutionProviderUnavailableError || webgpu) throw err;
     const model = await SegmentModel.load(init.modelPath, init.sources, tuningOf(init));
     return { model: checkSegment(model, init), rewrites: NO_REWRITES };
   }

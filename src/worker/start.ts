@@ -7,7 +7,8 @@ import { assertStageHandlers, STAGE_HANDLERS } from './stage-handlers.ts';
 import { startRetentionSweeper } from './retention.ts';
 import { startWebhookDispatcher } from '../webhooks/dispatcher.ts';
 import { safeError } from '../queue/log-swallowed.ts';
-import { assertExecutionProviderInstalled } from '../separation/execution-provider.ts';
+import { assertExecutionProviderUsable } from '../separation/execution-provider.ts';
+import { MODEL_REGISTRY } from '../models/registry.ts';
 
 export interface Workers {
   stop(): Promise<void>;
@@ -20,8 +21,13 @@ export interface Workers {
  */
 export async function startWorkers(deps: WorkerDeps): Promise<Workers> {
   assertStageHandlers(STAGE_HANDLERS);
-  // A GPU worker without its CUDA libraries stops here, not at its first job, and never runs on CPU.
-  assertExecutionProviderInstalled(deps.config.onnx.executionProvider);
+  // A GPU worker without its CUDA libraries, or without a usable WebGPU adapter, stops here with one
+  // line saying what is missing, not at its first job, and never runs on the CPU instead.
+  const provider = deps.config.onnx.executionProvider;
+  await assertExecutionProviderUsable(provider);
+  // What this worker runs where, as the model registry says (on WebGPU, voice cleaning stays on the CPU).
+  const models = Object.fromEntries(MODEL_REGISTRY.map((m) => [m.name, m.executionProviders[provider] ?? 'not run']));
+  deps.log.info({ executionProvider: provider, models }, `workers run models on ${provider}`);
   const shutdown = new AbortController();
   const runner = {
     services: deps,

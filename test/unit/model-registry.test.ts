@@ -47,6 +47,12 @@ describe('the model registry decides which model serves what', () => {
       'cpu',
     ]);
     expect(sessionProviders(denoiseModel(), 'cuda')).toEqual(['cuda']);
+    // WebGPU: HTDemucs on the GPU (the CPU only places what WebGPU has no kernel for), voice cleaning on the CPU.
+    expect(htdemucsSessionOptions({ executionProvider: 'webgpu', threads: 0 }).executionProviders).toEqual([
+      'webgpu',
+      'cpu',
+    ]);
+    expect(sessionProviders(denoiseModel(), 'webgpu')).toEqual(['cpu']);
     const cpuOnly: ModelSpec = { ...denoiseModel(), name: 'cpu-only', executionProviders: { cpu: ['cpu'] } };
     expect(() => sessionProviders(cpuOnly, 'cuda')).toThrow(
       "the 'cpu-only' model does not run on cuda (it runs on cpu)",

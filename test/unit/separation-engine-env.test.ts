@@ -18,10 +18,11 @@ describe('environment of the separation process', () => {
   });
 });
 
-describe('environment of a CUDA separation process', () => {
+describe('environment of a GPU (CUDA, WebGPU) separation process', () => {
   it('leaves the CPU malloc tunables out and the rest as is', () => {
     const env = engineProcessEnv({ PATH: '/usr/bin', GLIBC_TUNABLES: 'glibc.malloc.tcache_count=0' }, 'cuda');
     expect(env).toEqual({ PATH: '/usr/bin', GLIBC_TUNABLES: 'glibc.malloc.tcache_count=0' });
+    expect(engineProcessEnv({ PATH: '/usr/bin' }, 'webgpu')).toEqual({ PATH: '/usr/bin' });
     expect(engineProcessEnv({}, 'cpu').GLIBC_TUNABLES?.split(':')).toEqual([...ENGINE_MALLOC_TUNABLES]);
   });
 });

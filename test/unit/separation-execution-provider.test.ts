@@ -8,6 +8,7 @@ import {
   ExecutionProviderUnavailableError,
   explainProviderError,
 } from '../../src/separation/execution-provider.ts';
+import { WEBGPU_INSTALL_HINT } from '../../src/separation/webgpu-adapter.ts';
 
 const linuxX64 = process.platform === 'linux' && process.arch === 'x64';
 
@@ -52,6 +53,26 @@ describe('CUDA execution provider check', () => {
     expect(err.message).toContain('ONNXRUNTIME_NODE_INSTALL=cuda12');
     const other = new Error('Got invalid dimensions for input');
     expect(explainProviderError('cuda', other)).toBe(other);
+    expect(explainProviderError('cpu', ort)).toBe(ort);
+  });
+});
+
+describe('WebGPU execution provider check', () => {
+  it.runIf(linuxX64)('finds WebGPU bundled in onnxruntime-node, nothing to install', () => {
+    expect(() => assertExecutionProviderInstalled('webgpu')).not.toThrow();
+  });
+
+  it("turns onnxruntime's missing adapter into the operator's message, without server paths", () => {
+    const ort = new Error(
+      '/onnxruntime_src/onnxruntime/core/providers/webgpu/webgpu_context.cc:136 Initialize adapter_result.status == Success was false. Failed to get a WebGPU adapter: No supported adapters',
+    );
+    const err = explainProviderError('webgpu', ort) as Error;
+    expect(err).toBeInstanceOf(ExecutionProviderUnavailableError);
+    expect(err.message).toBe(
+      `ORT_EXECUTION_PROVIDER=webgpu but no WebGPU adapter could be opened (onnxruntime: No supported adapters): ${WEBGPU_INSTALL_HINT}`,
+    );
+    const other = new Error('Got invalid dimensions for input');
+    expect(explainProviderError('webgpu', other)).toBe(other);
     expect(explainProviderError('cpu', ort)).toBe(ort);
   });
 });
