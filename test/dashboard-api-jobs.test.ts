@@ -9,7 +9,8 @@ import { afterAll, assert, beforeAll, describe, expect, test } from 'vitest';
 import { JobPeaks, JobsPage, JobView, LedgerPage, Overview } from '../src/contract/dashboard.ts';
 import { chargeHold } from '../src/store/credits.ts';
 import { dialects } from './helpers/db.ts';
-import { type DashboardClient, newDashboardUser, signedIn, BEHIND_LOCAL_PROXY } from './helpers/dashboard.ts';
+import { newDashboardUser, signedIn, BEHIND_LOCAL_PROXY } from './helpers/dashboard.ts';
+import { getJson } from './helpers/dashboard.ts';
 import { commitFinishedJob } from './helpers/finished-job.ts';
 import { uploadFile } from './helpers/jobs.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
@@ -47,12 +48,6 @@ describe.each(dialects)('dashboard API: jobs, peaks, ledger (%s)', (dialect) => 
     await rm(dir, { recursive: true, force: true });
   });
 
-  const json = async <T>(c: DashboardClient, path: string, schema: { parse(v: unknown): T }) => {
-    const res = await c.call('GET', path);
-    expect(res.status, path).toBe(200);
-    return schema.parse(await res.json());
-  };
-
   test('one list across kinds with filters, the job view with signed outputs, peaks cached; another account gets 404', async () => {
     const user = await newDashboardUser(s);
     const c = await signedIn(s, user);
@@ -81,20 +76,20 @@ describe.each(dialects)('dashboard API: jobs, peaks, ledger (%s)', (dialect) => 
       },
     });
 
-    const all = await json(c, '/jobs', JobsPage);
+    const all = await getJson(c, '/jobs', JobsPage);
     expect(all.jobs.map((j) => [j.id, j.kind, j.title])).toEqual([
       [video.id, 'video', 'A video'],
       [stem.id, 'stem', '<img src=x onerror=alert(1)>.wav'],
     ]);
     expect(all.pagination).toEqual({ total: 2, limit: 20, offset: 0, hasMore: false });
-    expect((await json(c, '/jobs?kind=video', JobsPage)).jobs.map((j) => j.id)).toEqual([video.id]);
-    expect((await json(c, '/jobs?status=COMPLETED', JobsPage)).jobs.map((j) => j.id)).toEqual([stem.id]);
-    const paged = await json(c, '/jobs?limit=1&offset=1', JobsPage);
+    expect((await getJson(c, '/jobs?kind=video', JobsPage)).jobs.map((j) => j.id)).toEqual([video.id]);
+    expect((await getJson(c, '/jobs?status=COMPLETED', JobsPage)).jobs.map((j) => j.id)).toEqual([stem.id]);
+    const paged = await getJson(c, '/jobs?limit=1&offset=1', JobsPage);
     expect(paged.jobs.map((j) => j.id)).toEqual([stem.id]);
     expect(paged.pagination.hasMore).toBe(false);
     expect((await c.call('GET', '/jobs?kind=opera')).status).toBe(400);
 
-    const view = await json(c, `/jobs/${stem.id}`, JobView);
+    const view = await getJson(c, `/jobs/${stem.id}`, JobView);
     expect(Object.keys(view.outputs).sort()).toEqual(['instrumental', 'vocals']);
     const vocalsView = view.outputs.vocals;
     assert(vocalsView, 'no vocals output');
@@ -104,7 +99,7 @@ describe.each(dialects)('dashboard API: jobs, peaks, ledger (%s)', (dialect) => 
     const download = await fetch(`${s.base}${vocalsView.url}`);
     expect(download.status).toBe(200);
     expect(Buffer.from(await download.arrayBuffer()).equals(clip)).toBe(true);
-    const videoView = await json(c, `/jobs/${video.id}`, JobView);
+    const videoView = await getJson(c, `/jobs/${video.id}`, JobView);
     expect(videoView).toMatchObject({
       thumbnail: 'https://i.ytimg.com/vi/abcdefghijk/hq.jpg',
       sourceUrl: 'https://www.youtube.com/watch?v=abcdefghijk',
@@ -112,7 +107,7 @@ describe.each(dialects)('dashboard API: jobs, peaks, ledger (%s)', (dialect) => 
       errorMessage: 'simulated failure',
     });
 
-    const peaks = await json(c, `/jobs/${stem.id}/peaks`, JobPeaks);
+    const peaks = await getJson(c, `/jobs/${stem.id}/peaks`, JobPeaks);
     const vocals = peaks.outputs.vocals;
     assert(vocals, 'no vocals peaks');
     expect(vocals.peaks).toHaveLength(1000);
@@ -127,7 +122,7 @@ describe.each(dialects)('dashboard API: jobs, peaks, ledger (%s)', (dialect) => 
     expect(await s.rt.store.stat(`jobs/${stem.id}/peaks/vocals.json`)).not.toBeNull();
     // Served from the cache the second time: same numbers even with the audio gone.
     await s.rt.store.delete(`jobs/${stem.id}/vocals.mp3`);
-    expect((await json(c, `/jobs/${stem.id}/peaks`, JobPeaks)).outputs.vocals).toEqual(vocals);
+    expect((await getJson(c, `/jobs/${stem.id}/peaks`, JobPeaks)).outputs.vocals).toEqual(vocals);
     expect((await c.call('GET', `/jobs/${video.id}/peaks`)).status).toBe(409);
     const { job: gone } = await commitFinishedJob(s.rt, user.id, { outcome: 'COMPLETED', outputs: { vocals: clip } });
     await s.rt.store.delete(`jobs/${gone.id}/vocals.mp3`);
@@ -141,7 +136,7 @@ describe.each(dialects)('dashboard API: jobs, peaks, ledger (%s)', (dialect) => 
       expect(r.status, path).toBe(404);
       expect((await errorOf(r)).code).toBe('JOB_NOT_FOUND');
     }
-    expect((await json(other, '/jobs', JobsPage)).jobs).toEqual([]);
+    expect((await getJson(other, '/jobs', JobsPage)).jobs).toEqual([]);
   });
 
   test('denoise jobs: the original is offered for the A/B player, with its peaks under `input`', async () => {
@@ -154,10 +149,10 @@ describe.each(dialects)('dashboard API: jobs, peaks, ledger (%s)', (dialect) => 
       outputs: { denoised: clip },
     });
     await s.rt.store.put(job.source_key!, Readable.from([clip]), { contentType: 'audio/mpeg' });
-    const view = await json(c, `/jobs/${job.id}`, JobView);
+    const view = await getJson(c, `/jobs/${job.id}`, JobView);
     expect(view.options).toEqual({ outputType: null, quality: null, outputFormat: 'MP3', denoiseVocals: false });
     expect((await fetch(`${s.base}${view.input.url}`)).status).toBe(200);
-    const peaks = await json(c, `/jobs/${job.id}/peaks`, JobPeaks);
+    const peaks = await getJson(c, `/jobs/${job.id}/peaks`, JobPeaks);
     expect(Object.keys(peaks.outputs).sort()).toEqual(['denoised', 'input']);
     expect(peaks.outputs.input?.peaks).toEqual(peaks.outputs.denoised?.peaks);
   });
@@ -182,25 +177,25 @@ describe.each(dialects)('dashboard API: jobs, peaks, ledger (%s)', (dialect) => 
     const { id, kind } = (await created.json()) as { id: string; kind: string };
     expect(kind).toBe('stem');
 
-    const ledger = await json(c, '/ledger', LedgerPage);
+    const ledger = await getJson(c, '/ledger', LedgerPage);
     expect(ledger.entries.map((e) => [e.type, e.seconds, e.jobId, e.jobKind])).toEqual([
       ['HOLD', 6, id, 'stem'],
       ['GRANT', 300, null, null],
     ]);
-    expect((await json(c, '/overview', Overview)).balance).toEqual({
+    expect((await getJson(c, '/overview', Overview)).balance).toEqual({
       balanceSeconds: 294,
       balanceMinutes: 4,
       balanceFormatted: expect.any(String),
     });
     // The worker's settlement, as its terminal transaction does it.
     await s.rt.db.transaction().execute((tx) => chargeHold(tx, user.id, id, 5));
-    const after = await json(c, '/ledger?limit=2', LedgerPage);
+    const after = await getJson(c, '/ledger?limit=2', LedgerPage);
     expect(after.entries.map((e) => [e.type, e.seconds])).toEqual([
       ['CHARGE', 5],
       ['RELEASE', 1],
     ]);
     expect(after.pagination).toEqual({ total: 4, limit: 2, offset: 0, hasMore: true });
-    const overview = await json(c, '/overview', Overview);
+    const overview = await getJson(c, '/overview', Overview);
     expect(overview.balance.balanceSeconds).toBe(295);
     expect(overview.usage).toHaveLength(30);
     expect(overview.usage.at(-1)).toEqual({ date: new Date().toISOString().slice(0, 10), seconds: 5 });

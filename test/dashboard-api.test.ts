@@ -209,13 +209,20 @@ describe.each(dialects)('dashboard API: sessions, keys, webhooks (%s)', (dialect
       if (row.job_id === job.id) await deliverOne(s.rt, row);
     }
     const deliveries = DeliveryList.parse(await (await c.call('GET', `/webhooks/${hook.id}/deliveries`)).json());
-    expect(deliveries.deliveries).toHaveLength(1);
+    // Newest first: the job's delivery, then the test event sent before it (listed, with no job).
+    expect(deliveries.deliveries).toHaveLength(2);
     expect(deliveries.deliveries[0]).toMatchObject({
       jobId: job.id,
       event: 'job.failed',
-      status: 'done',
+      outcome: 'delivered',
       statusCode: 200,
       error: null,
+    });
+    expect(deliveries.deliveries[1]).toMatchObject({
+      jobId: null,
+      event: 'test',
+      outcome: 'delivered',
+      statusCode: 200,
     });
     expect(deliveries.deliveries[0]!.durationMs).toBeGreaterThanOrEqual(0);
 

@@ -1,11 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { startTestServer, type TestServer } from './helpers/server.ts';
+import { CHROMIUM, ensureWebBuilt, expectAccessible, heading, stepsInOrder, watchPage } from './helpers/browser.ts';
 import { sharedPath } from '../support/shared.ts';
 import { holdWholeFileDownloads, STEM_DOWNLOADS } from '../support/hold-downloads.ts';
 import { startWorkers, type Workers } from '../src/worker/start.ts';
@@ -17,7 +16,6 @@ import { findWebhook, recordDeliveryOutcome } from '../src/store/webhooks.ts';
 import { sanitizeFileName } from '../src/domain/formats.ts';
 
 const root = resolve(import.meta.dirname, '..');
-const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 /** `UPDATE_SCREENSHOTS=1 npx vitest run test/dashboard-browser.test.ts` refreshes docs/screenshots. */
 const screenshots = process.env.UPDATE_SCREENSHOTS === '1';
 
@@ -43,34 +41,15 @@ describe('dashboard (Chromium, real server)', () => {
   let charged = 0;
   const problems: string[] = [];
 
-  const watch = (p: Page) => {
-    p.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-    p.on('console', (m) => {
-      // 401/404 answers the page handles (signed out, not found) are logged by Chromium as resource errors.
-      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text());
-    });
-    p.on('dialog', (d) => void d.accept());
-  };
+  const watch = (p: Page) => watchPage(p, problems);
 
-  /** axe-core in the page (evaluated over DevTools, so the page's CSP still forbids inline script). */
-  const axe = async (p: Page, name: string) => {
-    await p.evaluate(axeSource);
-    const violations: { id: string; impact: string; nodes: { target: string[] }[] }[] = await p.evaluate(
-      async () => ((await (globalThis as any).axe.run((globalThis as any).document)) as any).violations,
-    );
-    const bad = violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${name}: ${v.id} (${v.impact}) at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-    expect(bad).toEqual([]);
-  };
+  const axe = expectAccessible;
 
   const shot = async (p: Page, name: string) => {
     if (!screenshots) return;
     mkdirSync(resolve(root, 'docs/screenshots'), { recursive: true });
     await p.screenshot({ path: resolve(root, `docs/screenshots/${name}.png`) });
   };
-
-  const heading = (p: Page, name: string | RegExp) => p.getByRole('heading', { level: 1, name }).waitFor();
 
   const signIn = async (p: Page, who: { email: string; password: string }) => {
     await p.goto(`${s.base}/sign-in`);
@@ -80,20 +59,10 @@ describe('dashboard (Chromium, real server)', () => {
     await heading(p, 'Overview');
   };
 
-  // The steps build on each other (the job, the key): after a failure the rest would only time out.
-  let failed = false;
-  beforeEach(({ skip, onTestFailed }) => {
-    if (failed) skip();
-    onTestFailed(() => {
-      failed = true;
-    });
-  });
+  stepsInOrder();
 
   beforeAll(async () => {
-    // `npm ci` builds the front end (prepare); build it here when a checkout has not.
-    if (!existsSync(resolve(root, 'web/dist/index.html'))) {
-      execFileSync(process.execPath, [resolve(root, 'web/build.mjs'), '--no-check'], { stdio: 'inherit' });
-    }
+    ensureWebBuilt();
     s = await startTestServer('sqlite', {
       STEMFORGE_MODELS_DIR: sharedPath('models'),
       WORKER_CONCURRENCY: '1',
@@ -104,11 +73,7 @@ describe('dashboard (Chromium, real server)', () => {
       who.id = (await createAccount(s.rt.db, who.email, 600)).id;
       await setPasswordHash(s.rt.db, who.id, await hashPassword(who.password));
     }
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
-    });
+    browser = await chromium.launch(CHROMIUM);
     ctx = await browser.newContext({ viewport: { width: 1100, height: 760 }, acceptDownloads: true });
     page = await ctx.newPage();
     watch(page);
@@ -150,9 +115,9 @@ describe('dashboard (Chromium, real server)', () => {
       'Only http and https URLs are allowed, not "ftp:".',
     );
     expect(new URL(page.url()).pathname).toBe('/new');
-    await page.getByLabel('Upload a file').check();
+    await page.getByLabel('Upload files').check();
     const clip = await readFile(sharedPath('audio', 'musdb-falcon69', 'mixture.wav'));
-    await page.getByLabel(/Drop an audio file/).setInputFiles({
+    await page.getByLabel(/Drop audio files/).setInputFiles({
       name: HOSTILE_NAME,
       mimeType: 'audio/wav',
       buffer: clip,
@@ -181,7 +146,8 @@ describe('dashboard (Chromium, real server)', () => {
     }
     expect(await row.getAttribute('data-status')).toBe('COMPLETED');
     expect([...seen].some((x) => x === 'PENDING' || x === 'PROCESSING')).toBe(true);
-    await expect(row.getByRole('link').textContent()).resolves.toBe(SHOWN_NAME);
+    // The name as text, and the end of the id to tell jobs of the same name apart.
+    await expect(row.getByRole('link').textContent()).resolves.toBe(`${SHOWN_NAME} #${jobId.slice(-6)}`);
     charged = (await findJob(s.rt.db, jobId))!.credits_charged ?? 0;
     expect(charged).toBeGreaterThanOrEqual(6);
     await expect(row.locator('td').nth(4).textContent()).resolves.toBe(String(charged));

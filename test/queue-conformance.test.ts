@@ -135,6 +135,7 @@ describe.each(ADAPTERS)('job queue conformance: $name', (adapter) => {
       started_at: null,
       completed_at: null,
       expires_at: null,
+      name: null,
       ...set,
     };
     await insertJob(database.db, row);

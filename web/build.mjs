@@ -26,8 +26,7 @@ if (existsSync(tsc) && !process.argv.includes('--no-check')) {
 }
 
 await rm(out, { recursive: true, force: true });
-const result = await build({
-  entryPoints: { app: join(here, 'src/main.tsx'), style: join(here, 'src/style.css') },
+const common = {
   outdir: join(out, 'assets'),
   entryNames: '[name]-[hash]',
   bundle: true,
@@ -35,21 +34,37 @@ const result = await build({
   minify: true,
   sourcemap: 'linked',
   target: ['chrome110', 'firefox115', 'safari16'],
-  jsx: 'automatic',
-  jsxImportSource: 'preact',
   metafile: true,
   legalComments: 'none',
   logLevel: 'warning',
-});
-
-const outputs = Object.keys(result.metafile.outputs).filter((f) => !f.endsWith('.map'));
-const name = (ext) =>
-  outputs
-    .find((f) => f.endsWith(ext))
+};
+/** The output file (name only) built from an entry point. */
+const outputOf = (result, entry) =>
+  Object.entries(result.metafile.outputs)
+    .find(([, o]) => o.entryPoint === entry)[0]
     .split('/')
     .pop();
-const js = name('.js');
-const css = name('.css');
+
+// The tempo and pitch node's AudioWorklet module is loaded by URL (player/stretch.ts): built first,
+// so that the app can be told its hashed name.
+const worklet = await build({
+  ...common,
+  entryPoints: { 'stretch-worklet': join(here, 'src/player/stretch-worklet.ts') },
+});
+const workletFile = outputOf(worklet, 'web/src/player/stretch-worklet.ts');
+const result = await build({
+  ...common,
+  entryPoints: { app: join(here, 'src/main.tsx'), style: join(here, 'src/style.css') },
+  // The stretch library's main-thread half is a chunk of its own, fetched when tempo or pitch first changes.
+  splitting: true,
+  chunkNames: 'chunk-[hash]',
+  jsx: 'automatic',
+  jsxImportSource: 'preact',
+  define: { STRETCH_WORKLET_URL: JSON.stringify(`/assets/${workletFile}`) },
+});
+
+const js = outputOf(result, 'web/src/main.tsx');
+const css = outputOf(result, 'web/src/style.css');
 const html = (await readFile(join(here, 'index.html'), 'utf8')).replace('%JS%', js).replace('%CSS%', css);
 await writeFile(join(out, 'index.html'), html);
 await copyFile(join(here, 'favicon.svg'), join(out, 'favicon.svg'));
@@ -59,5 +74,5 @@ const size = async (file) => {
   return `${(body.length / 1024).toFixed(1)} KB (${(gzipSync(body, { level: 9 }).length / 1024).toFixed(1)} KB gzipped)`;
 };
 console.log(
-  `web/dist built in ${Math.round(performance.now() - started)} ms: ${js} ${await size(js)}, ${css} ${await size(css)}`,
+  `web/dist built in ${Math.round(performance.now() - started)} ms: ${js} ${await size(js)}, ${css} ${await size(css)}, ${workletFile} ${await size(workletFile)}`,
 );

@@ -66,7 +66,7 @@ export const IdParams = z.object({ id: z.string().min(1).max(100) });
 export const progressFields = {
   progressPhase: z.enum(PROGRESS_PHASES).meta({
     description:
-      'queued, downloading, loading_model, separating, cleaning, encoding, analysing, uploading, then completed, failed or expired.',
+      'queued, downloading, loading_model, separating, cleaning, encoding, analysing, uploading, then completed, failed, cancelled (a FAILED job its owner cancelled) or expired.',
   }),
   errorDetails: z
     .object({ code: z.string(), message: z.string() })

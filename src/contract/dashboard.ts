@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { JOB_KINDS } from '../domain/job-kinds.ts';
+import { PROGRESS_PHASES } from '../domain/vocabulary.ts';
 import { JobStatus, OffsetPagination, OutputFormat, OutputType, Quality, Timestamp } from './common.ts';
 import { CreateJobRequest } from './jobs.ts';
 import { CreateTrackJobRequest, CreateVideoJobRequest } from './media-jobs.ts';
@@ -46,6 +47,8 @@ export const LedgerEntry = z.object({
   seconds: z.number().int(),
   jobId: z.string().nullable(),
   jobKind: JobKind.nullable(),
+  /** The job's name or title; null when the job was deleted (its ledger lines stay). */
+  jobTitle: z.string().nullable(),
   note: z.string().nullable(),
   createdAt: Timestamp,
 });
@@ -56,19 +59,37 @@ export const PageQuery = z.object({
 export const LedgerPage = z.object({ entries: z.array(LedgerEntry), pagination: OffsetPagination });
 
 // --- jobs ------------------------------------------------------------------------------------
-export const JobsQuery = PageQuery.extend({ status: JobStatus.optional(), kind: JobKind.optional() });
+export const JobsQuery = PageQuery.extend({
+  status: JobStatus.optional(),
+  kind: JobKind.optional(),
+  /** Words the title must contain (case-insensitive). */
+  q: z.string().trim().max(200).optional(),
+});
+
+const Confidence = z.number().min(0).max(1).nullable();
 
 export const JobSummary = z.object({
   id: z.string(),
   kind: JobKind,
   status: JobStatus,
   progress: z.number().int().min(0).max(100),
-  /** File name, or the video/track title. */
+  /** What it is doing now (`progressPhase` of the API); `cancelled` for a job its owner cancelled. */
+  phase: z.enum(PROGRESS_PHASES),
+  /** The name its owner gave it, else the file name or the video/track title. */
   title: z.string(),
   durationSeconds: z.number().int().nullable(),
   creditsCharged: z.number().int().nullable(),
+  /** Credits held for it while it is pending or running (0 once it ends). */
+  creditsHeld: z.number().int(),
+  /** 1 when it is next in the queue; null unless PENDING. */
+  queuePosition: z.number().int().nullable(),
+  /** Estimated seconds until it is done; null once finished. */
+  secondsLeft: z.number().int().nullable(),
   bpm: z.number().nullable(),
   key: z.string().nullable(),
+  /** 0-1, how sure the analysis is of the tempo and of the key; null with their value or for older jobs. */
+  tempoConfidence: Confidence,
+  keyConfidence: Confidence,
   createdAt: Timestamp,
   completedAt: Timestamp.nullable(),
 });
@@ -89,7 +110,10 @@ export const JobView = JobSummary.extend({
     denoiseVocals: z.boolean(),
   }),
   errorMessage: z.string().nullable(),
-  audioMetadata: z.object({ bpm: z.number().nullable(), key: z.string().nullable() }).nullable(),
+  /** A failed job's `errorDetails.code` (JOB_CANCELLED when its owner cancelled it). */
+  errorCode: z.string().nullable(),
+  /** When retention deletes the outputs (set once the job ended). */
+  expiresAt: Timestamp.nullable(),
   thumbnail: z.string().nullable(),
   /** The video or track page the job came from. */
   sourceUrl: z.string().nullable(),
@@ -120,6 +144,42 @@ export const CreateDashboardJobRequest = z.discriminatedUnion('kind', [
 export const DashboardUploadRequest = UploadGrantRequest;
 export const DashboardUploadGrant = UploadGrant;
 export const DashboardJobCreated = z.object({ id: z.string(), kind: JobKind });
+/** PATCH /jobs/:id: an empty name goes back to the file name or the media title. */
+export const RenameJobRequest = z.object({
+  name: z
+    .string()
+    .trim()
+    .max(200)
+    .regex(/^[^\p{Cc}]*$/u, 'must not contain control characters'),
+});
+
+/** GET /capabilities: what this server can do now, for a New-job form that offers only that. */
+export const Capabilities = z.object({
+  outputTypes: z.array(
+    z.object({
+      outputType: OutputType,
+      stems: z.array(z.string()),
+      /** The quality tiers the server offers this output type at. */
+      tiers: z.array(Quality),
+      model: z.string(),
+      /** The model is installed where jobs run (this server or a live worker). */
+      installed: z.boolean(),
+    }),
+  ),
+  /** Voice cleaning (denoise jobs and `denoiseVocals`) and its model. */
+  voiceCleaning: z.object({ model: z.string(), installed: z.boolean() }),
+  formats: z.array(OutputFormat),
+  limits: z.object({
+    maxFileSizeBytes: z.number().int(),
+    maxDurationSeconds: z.number().int(),
+    minDurationSeconds: z.number(),
+  }),
+  /** A job costs this many credits per second of audio, rounded up. */
+  creditsPerAudioSecond: z.number(),
+  /** Processing seconds per audio second, per tier (and DENOISE): this deployment's measured pace or the default. */
+  secondsPerAudioSecond: z.record(z.string(), z.number()),
+  balanceSeconds: z.number().int(),
+});
 
 // --- keys ------------------------------------------------------------------------------------
 export const DashboardKey = z.object({
@@ -150,9 +210,17 @@ export const WebhookTestResult = z.object({
 });
 export const Delivery = z.object({
   id: z.string(),
+  /** `job.completed`, `job.failed`, or `test` for a test event sent from the dashboard. */
   event: z.string(),
-  jobId: z.string(),
-  status: z.enum(['pending', 'sending', 'done', 'skipped']),
+  /** Null for a test event. */
+  jobId: z.string().nullable(),
+  /** The job's name or title; null for a test event or a deleted job. */
+  jobTitle: z.string().nullable(),
+  /**
+   * What happened: `waiting` (not sent yet), `sending`, `delivered` (a 2xx answer), `failed` (another
+   * answer, a timeout or a network error), `not-sent` (the webhook was disabled or deleted, or the job gone).
+   */
+  outcome: z.enum(['waiting', 'sending', 'delivered', 'failed', 'not-sent']),
   statusCode: z.number().int().nullable(),
   durationMs: z.number().int().nullable(),
   error: z.string().nullable(),
@@ -175,6 +243,8 @@ export type JobViewBody = z.infer<typeof JobView>;
 export type JobPeaksBody = z.infer<typeof JobPeaks>;
 export type CreateDashboardJobRequestBody = z.input<typeof CreateDashboardJobRequest>;
 export type DashboardJobCreatedBody = z.infer<typeof DashboardJobCreated>;
+export type RenameJobRequestBody = z.input<typeof RenameJobRequest>;
+export type CapabilitiesBody = z.infer<typeof Capabilities>;
 export type DashboardKeyBody = z.infer<typeof DashboardKey>;
 export type KeyListBody = z.infer<typeof KeyList>;
 export type CreateKeyRequestBody = z.input<typeof CreateKeyRequest>;

@@ -4,6 +4,7 @@ import { defineRoute } from '../routing/route.ts';
 import type { Runtime } from '../runtime.ts';
 import { getBalance } from '../store/credits.ts';
 import { chargedSecondsByDay, listLedgerPage } from '../store/ledger.ts';
+import { jobTitles } from '../jobs/job-title.ts';
 import { DASHBOARD_API, sessionOf } from './guard.ts';
 
 const base = { tag: 'Dashboard', auth: 'none' as const };
@@ -52,7 +53,13 @@ export function accountRoutes(rt: Runtime) {
       status: 200,
       response: LedgerPage,
       handler: async ({ request, query }) => {
-        const { lines, total } = await listLedgerPage(rt.db, sessionOf(request).accountId, query.limit, query.offset);
+        const accountId = sessionOf(request).accountId;
+        const { lines, total } = await listLedgerPage(rt.db, accountId, query.limit, query.offset);
+        const titles = await jobTitles(
+          rt.db,
+          accountId,
+          lines.map((l) => l.jobId),
+        );
         return {
           entries: lines.map((l) => ({
             id: l.id,
@@ -60,6 +67,7 @@ export function accountRoutes(rt: Runtime) {
             seconds: l.seconds,
             jobId: l.jobId,
             jobKind: l.jobKind,
+            jobTitle: l.jobId ? (titles.get(l.jobId) ?? null) : null,
             note: l.note,
             createdAt: l.createdAt,
           })),

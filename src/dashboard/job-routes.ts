@@ -17,20 +17,23 @@ import { createDenoiseJob } from '../jobs/create-denoise-job.ts';
 import { createStemJob } from '../jobs/create-stem-job.ts';
 import { createTrackJob, createVideoJob } from '../jobs/create-media-job.ts';
 import type { Runtime } from '../runtime.ts';
-import { findAccountJob, listJobs } from '../store/jobs.ts';
+import { findAccountJob } from '../store/jobs.ts';
 import { DASHBOARD_API, sessionOf } from './guard.ts';
 import { jobPeaks } from '../jobs/output-peaks.ts';
+import { runningFacts } from '../jobs/running-facts.ts';
+import { searchJobs } from '../jobs/search-jobs.ts';
 import { presentSummary, presentView, relativeToSite } from './present-job.ts';
 
 const base = { tag: 'Dashboard', auth: 'none' as const };
 
+/** The signed-in account's job; another account's id is the same 404 as an unknown one. */
+export async function ownJob(rt: Pick<Runtime, 'db'>, accountId: string, id: string) {
+  const row = await findAccountJob(rt.db, accountId, null, id);
+  if (!row) throw new ApiError('JOB_NOT_FOUND', `No job '${id}'.`);
+  return row;
+}
+
 export function jobRoutes(rt: Runtime) {
-  /** The signed-in account's job; another account's id is the same 404 as an unknown one. */
-  const ownJob = async (accountId: string, id: string) => {
-    const row = await findAccountJob(rt.db, accountId, null, id);
-    if (!row) throw new ApiError('JOB_NOT_FOUND', `No job '${id}'.`);
-    return row;
-  };
   return [
     defineRoute({
       ...base,
@@ -41,9 +44,9 @@ export function jobRoutes(rt: Runtime) {
       status: 200,
       response: JobsPage,
       handler: async ({ request, query }) => {
-        const page = await listJobs(rt.db, { accountId: sessionOf(request).accountId, ...query });
+        const page = await searchJobs(rt.db, { accountId: sessionOf(request).accountId, ...query });
         return {
-          jobs: page.rows.map(presentSummary),
+          jobs: await Promise.all(page.rows.map(async (r) => presentSummary(r, await runningFacts(rt, r)))),
           pagination: { total: page.total, limit: query.limit, offset: query.offset, hasMore: page.hasMore },
         };
       },
@@ -56,8 +59,10 @@ export function jobRoutes(rt: Runtime) {
       params: IdParams,
       status: 200,
       response: JobView,
-      handler: async ({ request, params }) =>
-        presentView(await ownJob(sessionOf(request).accountId, params.id), rt.store, rt.config.publicUrl),
+      handler: async ({ request, params }) => {
+        const row = await ownJob(rt, sessionOf(request).accountId, params.id);
+        return presentView(row, await runningFacts(rt, row), rt.store, rt.config.publicUrl);
+      },
     }),
     defineRoute({
       ...base,
@@ -68,7 +73,7 @@ export function jobRoutes(rt: Runtime) {
       status: 200,
       response: JobPeaks,
       handler: async ({ request, params }) => {
-        const row = await ownJob(sessionOf(request).accountId, params.id);
+        const row = await ownJob(rt, sessionOf(request).accountId, params.id);
         return { outputs: await jobPeaks({ store: rt.store, tools: rt.config.ffmpeg }, row) };
       },
     }),

@@ -1,12 +1,15 @@
 import type { JobSummaryBody, JobViewBody } from '../contract/dashboard.ts';
 import { DOWNLOAD_URL_TTL_SECONDS } from '../jobs/outputs.ts';
 import { presenterOf } from '../jobs/job-presenters.ts';
+import { jobTitle } from '../jobs/job-title.ts';
+import { presentProgress } from '../jobs/present-progress.ts';
 import { readAudioMetadata, readJob, readOutputs, type TypedJob } from '../jobs/read-job.ts';
+import type { RunningFacts } from '../jobs/running-facts.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import type { JobRow } from '../store/jobs.ts';
 
-/** One row of the unified jobs list; every kind has the same fields. */
-export function presentSummary(row: JobRow): JobSummaryBody {
+/** One row of the unified jobs list; every kind has the same fields. `facts`: `runningFacts` of the row. */
+export function presentSummary(row: JobRow, facts: RunningFacts): JobSummaryBody {
   const job = readJob(row);
   const meta = readAudioMetadata(row);
   return {
@@ -14,12 +17,16 @@ export function presentSummary(row: JobRow): JobSummaryBody {
     kind: row.kind,
     status: row.status,
     progress: row.progress,
-    title: presenterOf(job).title(job),
+    phase: presentProgress(row).progressPhase,
+    title: jobTitle(row),
     // Billed whole seconds; 0 means "not known yet" for a track whose duration is unknown.
     durationSeconds: job.input.billedSeconds ? Math.ceil(job.input.billedSeconds) : null,
     creditsCharged: row.credits_charged,
+    ...facts,
     bpm: meta?.bpm ?? null,
     key: meta?.key ?? null,
+    tempoConfidence: meta?.tempoConfidence ?? null,
+    keyConfidence: meta?.keyConfidence ?? null,
     createdAt: row.created_at,
     completedAt: row.completed_at,
   };
@@ -70,14 +77,20 @@ async function inputUrl(job: TypedJob, store: BlobStore, site: string): Promise<
 }
 
 /** The job page: the summary plus options, source, and freshly signed links. */
-export async function presentView(row: JobRow, store: BlobStore, site: string): Promise<JobViewBody> {
+export async function presentView(
+  row: JobRow,
+  facts: RunningFacts,
+  store: BlobStore,
+  site: string,
+): Promise<JobViewBody> {
   const job = readJob(row);
   const [outputs, input] = await Promise.all([signedOutputs(row, store, site), inputUrl(job, store, site)]);
   return {
-    ...presentSummary(row),
+    ...presentSummary(row, facts),
     options: presenterOf(job).options(job),
     errorMessage: row.error_message,
-    audioMetadata: readAudioMetadata(row),
+    errorCode: row.status === 'FAILED' ? (row.error_code ?? 'PROCESSING_FAILED') : null,
+    expiresAt: row.expires_at,
     ...presenterOf(job).source(job),
     input: { url: input },
     outputs,

@@ -3,6 +3,7 @@ import { registerRoutes } from '../routing/route.ts';
 import type { Runtime } from '../runtime.ts';
 import { accountRoutes } from './account-routes.ts';
 import { dashboardGuard } from './guard.ts';
+import { jobActionRoutes } from './job-action-routes.ts';
 import { jobRoutes } from './job-routes.ts';
 import { keyRoutes } from './key-routes.ts';
 import { sessionRoutes } from './session-routes.ts';
@@ -19,6 +20,7 @@ export function registerDashboard(app: FastifyInstance, rt: Runtime, webDir?: st
     ...sessionRoutes(rt),
     ...accountRoutes(rt),
     ...jobRoutes(rt),
+    ...jobActionRoutes(rt),
     ...keyRoutes(rt),
     ...webhookRoutes(rt),
   ]);

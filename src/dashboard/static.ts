@@ -10,14 +10,16 @@ import { MAX_PARAM_LENGTH, paramTooLongError } from '../routing/param-length.ts'
 export const DEFAULT_WEB_DIR = fileURLToPath(new URL('../../web/dist/', import.meta.url));
 
 /**
- * No inline script anywhere; media may come from blob: URLs (the mix the player renders).
- * `blobOrigins` are where signed download links point when they are not this site (S3 storage):
- * the player plays and fetches stems from there.
+ * No inline script anywhere and no JavaScript eval; `'wasm-unsafe-eval'` lets the player's tempo
+ * and pitch worklet compile its WebAssembly (web/src/player/stretch.ts), which is all it allows.
+ * Media may come from blob: URLs (the mix the player renders). `blobOrigins` are where signed
+ * download links point when they are not this site (S3 storage): the player plays and fetches
+ * stems from there.
  */
 export function dashboardCsp(blobOrigins: readonly string[] = []): string {
   const media = ["'self'", ...blobOrigins].join(' ');
   return (
-    `default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; media-src ${media} blob:; ` +
+    `default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data: https:; media-src ${media} blob:; ` +
     `connect-src ${media}; object-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'`
   );
 }

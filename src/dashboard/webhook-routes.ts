@@ -11,7 +11,9 @@ import { ApiError } from '../domain/errors.ts';
 import { defineRoute } from '../routing/route.ts';
 import { presentWebhook, registerWebhook } from '../webhooks/account-webhooks.ts';
 import type { Runtime } from '../runtime.ts';
-import { listWebhookDeliveries } from '../store/webhook-deliveries.ts';
+import { listWebhookDeliveries, TEST_EVENT } from '../store/webhook-deliveries.ts';
+import { jobTitles } from '../jobs/job-title.ts';
+import { deliveryOutcome } from './present-delivery.ts';
 import { deleteWebhook, enableWebhook, findWebhook, listWebhooks } from '../store/webhooks.ts';
 import { DASHBOARD_API, sessionOf } from './guard.ts';
 import { sendTestEvent } from './test-event.ts';
@@ -104,13 +106,20 @@ export function webhookRoutes(rt: Runtime) {
       response: DeliveryList,
       handler: async ({ request, params }) => {
         const row = await ownWebhook(sessionOf(request).accountId, params.id);
+        const accountId = sessionOf(request).accountId;
         const rows = await listWebhookDeliveries(rt.db, row.id, 50);
+        const titles = await jobTitles(
+          rt.db,
+          accountId,
+          rows.map((d) => d.job_id),
+        );
         return {
           deliveries: rows.map((d) => ({
             id: d.id,
             event: d.event,
-            jobId: d.job_id,
-            status: d.status,
+            jobId: d.event === TEST_EVENT ? null : d.job_id,
+            jobTitle: titles.get(d.job_id) ?? null,
+            outcome: deliveryOutcome(d),
             statusCode: d.response_status,
             durationMs: d.duration_ms,
             error: d.error,

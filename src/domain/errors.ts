@@ -74,6 +74,8 @@ export const errorCatalog = {
   WEBHOOK_NOT_FOUND: { status: 404, message: 'Webhook not found.' },
   MODEL_NOT_INSTALLED: { status: 400, message: 'The model this request needs is not installed on this server.' },
   JOB_NOT_COMPLETED: { status: 409, message: 'The job has not completed yet.' },
+  JOB_NOT_CANCELLABLE: { status: 409, message: 'Only a pending or processing job can be cancelled.' },
+  JOB_STILL_RUNNING: { status: 409, message: 'The job is still pending or processing; cancel it before deleting it.' },
   OUTPUT_EXPIRED: { status: 410, message: 'The job outputs have expired.' },
   // dashboard (docs/dashboard.md)
   INVALID_CREDENTIALS: { status: 401, message: 'The email or the password is wrong.' },

@@ -28,7 +28,7 @@ export type OutputFormatValue = (typeof OUTPUT_FORMATS)[number];
 /**
  * What a job is doing, next to its `progress` (`progressPhase` in responses). A job moves through
  * them in this order, skipping those that do not apply (denoise jobs never separate; stem jobs
- * never download from a site).
+ * never download from a site). A cancelled job is FAILED with the phase `cancelled`.
  */
 export const PROGRESS_PHASES = [
   'queued',
@@ -41,6 +41,7 @@ export const PROGRESS_PHASES = [
   'uploading',
   'completed',
   'failed',
+  'cancelled',
   'expired',
 ] as const;
 export type ProgressPhase = (typeof PROGRESS_PHASES)[number];
@@ -49,3 +50,6 @@ export type ProgressPhase = (typeof PROGRESS_PHASES)[number];
 export const WEBHOOK_EVENTS = ['job.completed', 'job.failed'] as const;
 export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number];
 export const isWebhookEvent = (v: unknown): v is WebhookEventName => (WEBHOOK_EVENTS as readonly unknown[]).includes(v);
+
+/** `errorDetails.code` of a job its owner cancelled (it is FAILED, phase `cancelled`). */
+export const JOB_CANCELLED_CODE = 'JOB_CANCELLED';

@@ -16,6 +16,7 @@ import { uploadGrantRoutes } from './upload.ts';
 import { registerUploadPut } from './upload-put.ts';
 import { filesUploadRoute, registerFilesUpload } from './files-upload.ts';
 import { denoiseJobRoutes } from './denoise-jobs.ts';
+import { cancelRoutes } from './cancel-routes.ts';
 import { healthRoutes } from './health.ts';
 import { jobRoutes } from './jobs.ts';
 import { mediaJobRoutes } from './media-jobs.ts';
@@ -127,6 +128,7 @@ export function buildApi(rt: Runtime, opts: ApiOptions = {}): FastifyInstance {
     ...jobRoutes(rt),
     ...mediaJobRoutes(rt),
     ...denoiseJobRoutes(rt),
+    ...cancelRoutes(rt),
     ...webhookRoutes(rt),
   ];
   const all = [...routes, ...openApiRoutes(() => [...routes, filesUploadRoute(rt)], rt.config.publicUrl, API_VERSION)];

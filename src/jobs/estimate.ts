@@ -19,10 +19,11 @@ export async function estimateSeconds(
   quality: string,
   concurrency: number,
 ): Promise<number> {
-  const [measured, queued] = await Promise.all([
-    measuredSecondsPerAudioSecond(db, kinds[0]),
-    queuedAudioSeconds(db, kinds),
-  ]);
-  const factor = measured ?? DEFAULT_FACTOR[quality] ?? 0.6;
+  const [factor, queued] = await Promise.all([processingFactor(db, kinds[0], quality), queuedAudioSeconds(db, kinds)]);
   return Math.max(1, Math.ceil((queued / concurrency + durationSeconds) * factor));
+}
+
+/** Processing seconds per audio second: measured on this deployment's recent jobs, else the tier's default. */
+export async function processingFactor(db: Db, kind: JobKind, quality: string): Promise<number> {
+  return (await measuredSecondsPerAudioSecond(db, kind)) ?? DEFAULT_FACTOR[quality] ?? 0.6;
 }

@@ -77,6 +77,7 @@ export async function insertHeldJob<T>(
       started_at: null,
       completed_at: null,
       expires_at: null,
+      name: null,
     });
     const secret = job.callbackUrl
       ? (await createJobCallback(tx, job.accountId, job.id, job.callbackUrl)).secret

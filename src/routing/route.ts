@@ -12,7 +12,7 @@ import type { AuthContext } from './request-context.ts';
 export type AnyRoute = RouteSpec<any, any, any>;
 
 export interface RouteSpec<B = unknown, Q = unknown, P = unknown> {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'HEAD';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
   /** Fastify path, e.g. `/v1/jobs/:id`. */
   url: string;
   summary: string;

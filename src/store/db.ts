@@ -11,6 +11,7 @@ import * as m004 from './migrations/004-worker-models.ts';
 import * as m005 from './migrations/005-hosted-compat.ts';
 import * as m006 from './migrations/006-dashboard.ts';
 import * as m007 from './migrations/007-idempotency-keys.ts';
+import * as m008 from './migrations/008-job-names.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -29,6 +30,7 @@ const migrations: Record<string, Migration> = {
   '005-hosted-compat': m005,
   '006-dashboard': m006,
   '007-idempotency-keys': m007,
+  '008-job-names': m008,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

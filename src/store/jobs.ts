@@ -121,10 +121,11 @@ export async function renewLease(db: DbOrTx, id: string, owner: string, leaseMs:
 
 /**
  * Reports a running job's progress and phase. Progress is only ever raised (monotonic even across
- * retries); the phase is what the job does now.
+ * retries); the phase is what the job does now. False when the job is no longer PROCESSING (it was
+ * cancelled): its worker stops.
  */
-export async function reportProgress(db: DbOrTx, id: string, progress: number, phase: ProgressPhase): Promise<void> {
-  await db
+export async function reportProgress(db: DbOrTx, id: string, progress: number, phase: ProgressPhase): Promise<boolean> {
+  const r = await db
     .updateTable('jobs')
     .set((eb) => ({
       progress: eb.case().when('progress', '<', progress).then(progress).else(eb.ref('progress')).end(),
@@ -132,7 +133,8 @@ export async function reportProgress(db: DbOrTx, id: string, progress: number, p
     }))
     .where('id', '=', id)
     .where('status', '=', 'PROCESSING')
-    .execute();
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
 }
 
 /**

@@ -107,6 +107,8 @@ export interface JobsTable {
   started_at: string | null;
   completed_at: string | null;
   expires_at: string | null;
+  /** The name its owner gave it in the dashboard; null shows the file name or the media title. */
+  name: string | null;
 }
 
 export interface WebhooksTable {

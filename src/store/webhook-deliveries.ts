@@ -158,3 +158,32 @@ export async function listWebhookDeliveries(db: DbOrTx, webhookId: string, limit
     .limit(limit)
     .execute();
 }
+
+/** The `event` of a test delivery sent from the dashboard (its `job_id` is the test payload's `test_` id). */
+export const TEST_EVENT = 'test';
+
+/**
+ * Records a test event already sent, so it is listed among the deliveries: written `done` at once,
+ * so no dispatcher ever picks it up, and not counted in the webhook's failures (a test must neither
+ * disable nor re-enable a webhook).
+ */
+export async function recordTestDelivery(
+  db: DbOrTx,
+  d: { webhookId: string; testId: string; at: string; status: number | null; error: string | null; durationMs: number },
+): Promise<void> {
+  await db
+    .insertInto('webhook_deliveries')
+    .values({
+      id: newId('dlv'),
+      webhook_id: d.webhookId,
+      job_id: d.testId,
+      event: TEST_EVENT,
+      status: 'done',
+      created_at: d.at,
+      sent_at: d.at,
+      response_status: d.status,
+      error: d.error?.slice(0, 1000) ?? null,
+      duration_ms: d.durationMs,
+    })
+    .execute();
+}

@@ -2,6 +2,7 @@ import type { WorkerDeps } from './deps.ts';
 import { isSourceInUse, listExpiredJobs, markExpired } from '../store/jobs.ts';
 import { deleteUpload, listExpiredUploads } from '../store/uploads.ts';
 import { uploadPrefix } from '../uploads/grant.ts';
+import { deleteJobFiles } from '../jobs/job-files.ts';
 
 /**
  * Retention: when a job's `expiresAt` passes, its outputs are deleted, the job becomes EXPIRED and
@@ -15,8 +16,7 @@ export async function sweepExpired(
   const nowIso = now.toISOString();
   let jobs = 0;
   for (const job of await listExpiredJobs(deps.db, nowIso)) {
-    await deps.store.deletePrefix(`jobs/${job.id}/`);
-    if (job.source_key?.startsWith('sources/')) await deps.store.delete(job.source_key);
+    await deleteJobFiles(deps.store, job);
     if (await markExpired(deps.db, job.id)) jobs++;
   }
   const cutoff = new Date(now.getTime() - deps.config.retentionSeconds * 1000).toISOString();

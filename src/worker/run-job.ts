@@ -58,8 +58,10 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
     if (phase === lastPhase && value <= lastProgress) return;
     lastProgress = value;
     lastPhase = phase;
-    reportProgress(deps.db, job.id, value, phase).catch((err: Error) =>
-      deps.log.warn({ jobId: job.id, err: err.message }, 'could not record progress'),
+    reportProgress(deps.db, job.id, value, phase).then(
+      // Cancelled meanwhile (src/jobs/cancel-job.ts): stop now rather than at the next heartbeat.
+      (running) => running || controller.abort(new ShutdownError('the job was cancelled')),
+      (err: Error) => deps.log.warn({ jobId: job.id, err: err.message }, 'could not record progress'),
     );
   };
   const workDir = join(deps.config.dataDir, 'work', `${job.id}-${stage}-${job.attempts}`);

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hashPassword } from '../../src/dashboard/password.ts';
 import { setPasswordHash } from '../../src/store/account-passwords.ts';
 import { findAccount } from '../../src/store/accounts.ts';
+import { expect } from 'vitest';
 import type { TestServer } from './server.ts';
 
 export interface DashboardUser {
@@ -77,4 +78,11 @@ export async function signedIn(s: TestServer, user: DashboardUser): Promise<Dash
   const res = await c.signIn(user.email, user.password);
   if (res.status !== 200) throw new Error(`sign-in failed: ${res.status} ${await res.text()}`);
   return c;
+}
+
+/** GET a dashboard API path as `c`: 200, and the body as `schema` reads it. */
+export async function getJson<T>(c: DashboardClient, path: string, schema: { parse(v: unknown): T }): Promise<T> {
+  const res = await c.call('GET', path);
+  expect(res.status, path).toBe(200);
+  return schema.parse(await res.json());
 }

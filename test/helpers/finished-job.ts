@@ -96,6 +96,7 @@ export async function commitFinishedJob(
     started_at: new Date(now.getTime() - 20_000).toISOString(),
     completed_at: now.toISOString(),
     expires_at: new Date(now.getTime() + 86_400_000).toISOString(),
+    name: null,
   };
   const deliveries = await rt.db.transaction().execute(async (tx) => {
     await insertJob(tx, job);

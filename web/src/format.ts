@@ -26,8 +26,17 @@ export function bytes(n: number | undefined): string {
   return `${(n / 1024 / 1024).toFixed(1)} MB`;
 }
 
-export function bpmKey(bpm: number | null, key: string | null): string {
-  const parts = [bpm == null ? null : `${Math.round(bpm)} BPM`, key];
+/** "118 BPM (82 % sure) · B major (64 % sure)": each value with how sure the analysis is of it. */
+export function bpmKey(
+  bpm: number | null,
+  key: string | null,
+  confidence: { tempo: number | null; key: number | null } = { tempo: null, key: null },
+): string {
+  const sure = (c: number | null) => (c == null ? '' : ` (${Math.round(c * 100)} % sure)`);
+  const parts = [
+    bpm == null ? null : `${Math.round(bpm)} BPM${sure(confidence.tempo)}`,
+    key && `${key}${sure(confidence.key)}`,
+  ];
   return parts.filter(Boolean).join(' · ') || '—';
 }
 

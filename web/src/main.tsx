@@ -1,5 +1,5 @@
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { SessionInfoBody } from '../../src/contract/dashboard.ts';
 import { api, setSession, whenSignedOut } from './api.ts';
 import { interceptLinks, navigate, useLocation } from './router.ts';
@@ -73,14 +73,25 @@ function App() {
     }
   }, [session, url.pathname]);
 
-  // Each page change moves focus to its heading, so screen readers announce it.
+  // A page change in the app moves focus to the top of the page, onto a hidden line naming the
+  // new page (screen readers announce it); the next Tab reaches the skip link, then the navigation.
+  // (Focusing the heading instead made Tab skip both.) The first load leaves focus where browsers
+  // put it.
+  const [announced, setAnnounced] = useState('');
+  const [menuOpen, setMenuOpen] = useState(false);
+  const firstPage = useRef(true);
   useEffect(() => {
+    setMenuOpen(false);
     const h1 = document.querySelector('main h1') as HTMLElement | null;
-    if (h1) {
-      h1.tabIndex = -1;
-      h1.focus({ preventScroll: true });
-      document.title = `${h1.textContent} · Stemforge`;
+    const title = h1?.textContent ?? 'Stemforge';
+    document.title = `${title} · Stemforge`;
+    setAnnounced(title);
+    if (firstPage.current) {
+      firstPage.current = false;
+      return;
     }
+    document.getElementById('page-top')?.focus({ preventScroll: true });
+    window.scrollTo(0, 0);
   }, [url.pathname, session]);
 
   if (session === undefined) return <main id="main" aria-busy="true" />;
@@ -102,6 +113,9 @@ function App() {
 
   return (
     <>
+      <p id="page-top" class="sr-only" tabIndex={-1}>
+        {announced}
+      </p>
       <a class="skip" href="#main" data-external>
         Skip to content
       </a>
@@ -109,7 +123,16 @@ function App() {
         <a class="brand" href="/">
           Stemforge
         </a>
-        <nav aria-label="Main">
+        <button
+          type="button"
+          class="menu-button"
+          aria-expanded={menuOpen}
+          aria-controls="main-nav"
+          onClick={() => setMenuOpen(!menuOpen)}
+        >
+          Menu
+        </button>
+        <nav id="main-nav" aria-label="Main" class={menuOpen ? 'open' : ''}>
           <ul>
             {NAV.map(([href, label]) => (
               <li key={href}>

@@ -1,9 +1,14 @@
 import type { JobPeaksBody, JobViewBody } from '../../../src/contract/dashboard.ts';
 import { ApiError } from '../api.ts';
 import { bpmKey, bytes, dateTime, duration, KIND_LABEL } from '../format.ts';
+import { shortId } from '../job-label.tsx';
+import { NotifyButton, useJobEndNotifications } from '../notify.tsx';
 import { StemPlayer, type Stem } from '../player/stem-player.tsx';
 import { useData } from '../use-data.ts';
-import { isRunning, StatusBadge, usePolling } from './jobs.tsx';
+import { failureWords, OUTPUT_TYPE_WORDS, QUALITY_WORDS } from '../words.ts';
+import { JobActions } from './job-actions.tsx';
+import { isRunning, JobProgress, usePolling } from './job-status.tsx';
+import { credits } from './jobs.tsx';
 
 const LABELS: Record<string, string> = { fullAudio: 'Full audio', input: 'Original' };
 const label = (name: string) => LABELS[name] ?? name.charAt(0).toUpperCase() + name.slice(1);
@@ -12,6 +17,7 @@ export function JobDetail({ id }: { id: string }) {
   const path = `/jobs/${encodeURIComponent(id)}`;
   const { data: job, error, reload } = useData<JobViewBody>(path);
   usePolling(job ? isRunning(job.status) : false, reload);
+  useJobEndNotifications(job ? [job] : []);
   const peaks = useData<JobPeaksBody>(job?.status === 'COMPLETED' ? `${path}/peaks` : null);
 
   if (error instanceof ApiError && error.status === 404) {
@@ -54,36 +60,47 @@ export function JobDetail({ id }: { id: string }) {
       ? [stem('input', { url: job.input.url, fileName: `original-${job.title}` }), ...stems]
       : null;
 
+  const o = job.options;
   return (
     <>
       <h1>{job.title}</h1>
+      <JobActions job={job} reload={reload} />
       <div class="job-head">
         {job.thumbnail && <img class="thumb" src={job.thumbnail} alt={`Thumbnail of ${job.title}`} />}
         <dl class="facts">
-          <dt>Kind</dt>
-          <dd>{KIND_LABEL[job.kind] ?? job.kind}</dd>
-          <dt>Status</dt>
+          <dt>Job</dt>
           <dd>
-            <StatusBadge job={job} />
+            {KIND_LABEL[job.kind] ?? job.kind} <span class="muted">{shortId(job.id)}</span>
+          </dd>
+          <dt>Status</dt>
+          <dd class="job-status">
+            <JobProgress job={job} />
+            {isRunning(job.status) && <NotifyButton />}
           </dd>
           <dt>Duration</dt>
           <dd>{duration(job.durationSeconds)}</dd>
           <dt>Credits</dt>
-          <dd>{job.creditsCharged ?? '—'}</dd>
+          <dd>{credits(job)}</dd>
           <dt>BPM / key</dt>
-          <dd>{bpmKey(job.bpm, job.key)}</dd>
+          <dd class="bpm-key">{bpmKey(job.bpm, job.key, { tempo: job.tempoConfidence, key: job.keyConfidence })}</dd>
           <dt>Options</dt>
           <dd>
             {job.kind === 'denoise'
-              ? job.options.outputFormat
-              : `${job.options.outputType}, ${job.options.quality}, ${job.options.outputFormat}${
-                  job.options.denoiseVocals ? ', vocals cleaned' : ''
+              ? `Voice cleaning, ${o.outputFormat}`
+              : `${OUTPUT_TYPE_WORDS[o.outputType ?? ''] ?? o.outputType}, ${QUALITY_WORDS[o.quality ?? ''] ?? o.quality} quality, ${o.outputFormat}${
+                  o.denoiseVocals ? ', vocals cleaned' : ''
                 }`}
           </dd>
           <dt>Created</dt>
           <dd>{dateTime(job.createdAt)}</dd>
-          <dt>Completed</dt>
+          <dt>{job.status === 'FAILED' ? 'Ended' : 'Completed'}</dt>
           <dd>{dateTime(job.completedAt)}</dd>
+          {job.expiresAt && job.status === 'COMPLETED' && (
+            <>
+              <dt>Files kept until</dt>
+              <dd>{dateTime(job.expiresAt)} (then deleted)</dd>
+            </>
+          )}
           {job.sourceUrl && (
             <>
               <dt>Source</dt>
@@ -96,10 +113,16 @@ export function JobDetail({ id }: { id: string }) {
           )}
         </dl>
       </div>
-      {job.errorMessage && (
-        <p class="error" role="alert">
-          {job.errorMessage}
-        </p>
+      {job.status === 'FAILED' && (
+        <div class={job.errorCode === 'JOB_CANCELLED' ? 'notice' : 'error'} role="alert">
+          <p>{failureWords(job.errorCode)}</p>
+          {job.errorMessage && job.errorCode !== 'JOB_CANCELLED' && (
+            <details>
+              <summary>What the server reported</summary>
+              <p class="mono">{job.errorMessage}</p>
+            </details>
+          )}
+        </div>
       )}
       {job.status === 'COMPLETED' && peaks.error && (
         <p class="error" role="alert">
@@ -133,6 +156,12 @@ export function JobDetail({ id }: { id: string }) {
       {outputs.length > 0 && (
         <>
           <h2>Files</h2>
+          <p class="actions">
+            <a class="button primary" href={`/dashboard/api${path}/outputs.zip`} download>
+              Download all (ZIP)
+            </a>
+            {job.expiresAt && <span class="muted">Kept until {dateTime(job.expiresAt)}, then deleted.</span>}
+          </p>
           <ul class="files">
             {outputs.map(([name, o]) => (
               <li key={name}>

@@ -1,52 +1,38 @@
-import { useEffect } from 'preact/hooks';
-import type { JobSummaryBody, JobsPageBody } from '../../../src/contract/dashboard.ts';
+import { useEffect, useState } from 'preact/hooks';
+import type { JobsPageBody } from '../../../src/contract/dashboard.ts';
+import { api, messageOf } from '../api.ts';
 import { bpmKey, dateTime, duration, KIND_LABEL, STATUS_LABEL } from '../format.ts';
+import { JobLink } from '../job-label.tsx';
+import { NotifyButton, useJobEndNotifications } from '../notify.tsx';
 import { navigate } from '../router.ts';
 import { useData } from '../use-data.ts';
+import { isRunning, JobProgress, usePolling } from './job-status.tsx';
 import { Pager } from './pager.tsx';
 
+export { isRunning, JobProgress, StatusBadge, usePolling } from './job-status.tsx';
+
 const PAGE = 20;
-/** Poll interval while a listed job runs: well inside the dashboard's per-session rate limit. */
-export const POLL_MS = 2500;
 
-export function isRunning(status: string): boolean {
-  return status === 'PENDING' || status === 'PROCESSING';
-}
-
-/** Polls `reload` every POLL_MS while `active`, pausing while the tab is hidden. */
-export function usePolling(active: boolean, reload: () => Promise<void>): void {
-  useEffect(() => {
-    if (!active) return;
-    const timer = setInterval(() => {
-      if (document.visibilityState === 'visible') void reload();
-    }, POLL_MS);
-    return () => clearInterval(timer);
-  }, [active, reload]);
-}
-
-export function StatusBadge({ job }: { job: Pick<JobSummaryBody, 'status' | 'progress'> }) {
-  return (
-    <span class="status">
-      <span class={`badge status-${job.status.toLowerCase()}`}>{STATUS_LABEL[job.status] ?? job.status}</span>
-      {isRunning(job.status) && (
-        <progress max={100} value={job.progress} aria-label={`Progress ${job.progress}%`}>
-          {job.progress}%
-        </progress>
-      )}
-      {isRunning(job.status) && <span class="muted"> {job.progress}%</span>}
-    </span>
-  );
+/** Credits a job holds while it runs, or what it was charged once it ended. */
+export function credits(j: { status: string; creditsHeld: number; creditsCharged: number | null }): string {
+  if (isRunning(j.status)) return `${j.creditsHeld} held`;
+  return j.creditsCharged == null ? '—' : String(j.creditsCharged);
 }
 
 export function Jobs({ url }: { url: URL }) {
   const status = url.searchParams.get('status') ?? '';
   const kind = url.searchParams.get('kind') ?? '';
+  const q = url.searchParams.get('q') ?? '';
   const offset = Number(url.searchParams.get('offset') ?? 0) || 0;
   const query = new URLSearchParams({ limit: String(PAGE), offset: String(offset) });
   if (status) query.set('status', status);
   if (kind) query.set('kind', kind);
+  if (q) query.set('q', q);
   const { data, error, reload } = useData<JobsPageBody>(`/jobs?${query}`);
   usePolling(data?.jobs.some((j) => isRunning(j.status)) ?? false, reload);
+  useJobEndNotifications(data?.jobs ?? []);
+  const [search, setSearch] = useState(q);
+  const [note, setNote] = useState('');
 
   const setFilter = (name: string, value: string) => {
     const next = new URLSearchParams(url.search);
@@ -55,11 +41,36 @@ export function Jobs({ url }: { url: URL }) {
     if (name !== 'offset') next.delete('offset');
     navigate(`/jobs${next.size ? `?${next}` : ''}`, true);
   };
+  // Searching as one types, a moment after the last key.
+  useEffect(() => {
+    if (search.trim() === q) return;
+    const timer = setTimeout(() => setFilter('q', search.trim()), 300);
+    return () => clearTimeout(timer);
+  }, [search]);
+
+  const cancel = async (id: string, title: string) => {
+    try {
+      await api('POST', `/jobs/${encodeURIComponent(id)}/cancel`);
+      setNote(`Cancelled ${title}; its credits were released.`);
+    } catch (err) {
+      setNote(messageOf(err));
+    }
+    await reload();
+  };
 
   return (
     <>
       <h1>Jobs</h1>
       <div class="toolbar">
+        <label class="inline search">
+          Search{' '}
+          <input
+            type="search"
+            value={search}
+            placeholder="Name or title"
+            onInput={(e) => setSearch((e.target as HTMLInputElement).value)}
+          />
+        </label>
         <label class="inline">
           Status{' '}
           <select value={status} onChange={(e) => setFilter('status', (e.target as HTMLSelectElement).value)}>
@@ -82,6 +93,7 @@ export function Jobs({ url }: { url: URL }) {
             ))}
           </select>
         </label>
+        <NotifyButton />
         <a class="button primary" href="/new">
           New job
         </a>
@@ -91,8 +103,11 @@ export function Jobs({ url }: { url: URL }) {
           {error.message}
         </p>
       )}
+      <p class="muted" aria-live="polite">
+        {note}
+      </p>
       <div class="table-wrap">
-        <table>
+        <table class="jobs-table cards-on-phone">
           <thead>
             <tr>
               <th scope="col">Title</th>
@@ -106,28 +121,44 @@ export function Jobs({ url }: { url: URL }) {
               </th>
               <th scope="col">BPM / key</th>
               <th scope="col">Created</th>
+              <th scope="col">
+                <span class="sr-only">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>
             {data?.jobs.map((j) => (
               <tr key={j.id} data-job={j.id} data-status={j.status}>
-                <td>
-                  <a href={`/jobs/${encodeURIComponent(j.id)}`}>{j.title}</a>
+                <td data-label="Title">
+                  <JobLink id={j.id} title={j.title} />
                 </td>
-                <td>{KIND_LABEL[j.kind] ?? j.kind}</td>
-                <td>
-                  <StatusBadge job={j} />
+                <td data-label="Kind">{KIND_LABEL[j.kind] ?? j.kind}</td>
+                <td data-label="Status">
+                  <JobProgress job={j} />
                 </td>
-                <td class="num">{duration(j.durationSeconds)}</td>
-                <td class="num">{j.creditsCharged ?? '—'}</td>
-                <td>{bpmKey(j.bpm, j.key)}</td>
-                <td>{dateTime(j.createdAt)}</td>
+                <td data-label="Duration" class="num">
+                  {duration(j.durationSeconds)}
+                </td>
+                <td data-label="Credits" class="num">
+                  {credits(j)}
+                </td>
+                <td data-label="BPM / key">
+                  {bpmKey(j.bpm, j.key, { tempo: j.tempoConfidence, key: j.keyConfidence })}
+                </td>
+                <td data-label="Created">{dateTime(j.createdAt)}</td>
+                <td class="row-actions">
+                  {isRunning(j.status) && (
+                    <button type="button" aria-label={`Cancel ${j.title}`} onClick={() => void cancel(j.id, j.title)}>
+                      Cancel
+                    </button>
+                  )}
+                </td>
               </tr>
             ))}
             {data?.jobs.length === 0 && (
               <tr>
-                <td colSpan={7}>
-                  No jobs{status || kind ? ' match these filters' : ' yet'}. <a href="/new">Create one</a>.
+                <td colSpan={8}>
+                  No jobs{status || kind || q ? ' match these filters' : ' yet'}. <a href="/new">Create one</a>.
                 </td>
               </tr>
             )}

@@ -45,7 +45,14 @@ export function Keys() {
         Keys authenticate programs against the <a href="/docs">HTTP API</a> (<code>Authorization: Bearer …</code>). At
         most {MAX_ACTIVE_KEYS} can be active; {active} are.
       </p>
-      {created && <ShownOnce title="Your new API key" value={created.secret} onDone={() => setCreated(null)} />}
+      {created && (
+        <ShownOnce
+          title="Your new API key"
+          value={created.secret}
+          kept="Stemforge stores only a hash of it, so it cannot show it again."
+          onDone={() => setCreated(null)}
+        />
+      )}
       <form class="card inline-form" onSubmit={create}>
         <label>
           Key name
@@ -61,7 +68,7 @@ export function Keys() {
         </p>
       )}
       <div class="table-wrap">
-        <table>
+        <table class="cards-on-phone">
           <thead>
             <tr>
               <th scope="col">Name</th>
@@ -77,18 +84,20 @@ export function Keys() {
           <tbody>
             {data?.keys.map((k) => (
               <tr key={k.id} data-key={k.id}>
-                <td>{k.name}</td>
-                <td class="mono">{k.prefix}…</td>
-                <td>{dateTime(k.createdAt)}</td>
-                <td>{k.lastUsedAt ? dateTime(k.lastUsedAt) : 'Never'}</td>
-                <td>
+                <td data-label="Name">{k.name}</td>
+                <td data-label="Prefix" class="mono">
+                  {k.prefix}…
+                </td>
+                <td data-label="Created">{dateTime(k.createdAt)}</td>
+                <td data-label="Last used">{k.lastUsedAt ? dateTime(k.lastUsedAt) : 'Never'}</td>
+                <td data-label="State">
                   {k.isActive ? (
                     <span class="badge status-completed">Active</span>
                   ) : (
                     <span class="badge status-failed">Revoked {dateTime(k.revokedAt)}</span>
                   )}
                 </td>
-                <td>
+                <td class="row-actions">
                   {k.isActive && (
                     <button type="button" onClick={() => revoke(k.id, k.name)} aria-label={`Revoke ${k.name}`}>
                       Revoke

@@ -1,62 +1,146 @@
-import { useState } from 'preact/hooks';
-import type { CreateDashboardJobRequestBody, DashboardJobCreatedBody } from '../../../src/contract/dashboard.ts';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type {
+  CapabilitiesBody,
+  CreateDashboardJobRequestBody,
+  DashboardJobCreatedBody,
+} from '../../../src/contract/dashboard.ts';
 import { api, messageOf } from '../api.ts';
+import { fileDuration } from '../file-duration.ts';
 import { bytes } from '../format.ts';
 import { navigate } from '../router.ts';
 import { uploadFile } from '../upload.ts';
+import { useData } from '../use-data.ts';
+import { OUTPUT_TYPE_WORDS, QUALITY_WORDS } from '../words.ts';
+import { BatchList, type Submitted } from './batch.tsx';
+import { type Chosen, EstimatedCost, refusal } from './cost.tsx';
 
 type Source = 'file' | 'url' | 'video' | 'track';
 type Task = 'stem' | 'denoise';
+type Options = { outputType: 'BOTH'; quality: 'BEST'; outputFormat: 'MP3'; denoiseVocals: boolean };
 
-const OUTPUT_TYPES: [string, string][] = [
-  ['BOTH', 'Vocals + instrumental'],
-  ['VOCALS', 'Vocals only'],
-  ['INSTRUMENTAL', 'Instrumental only'],
-  ['FOUR_STEMS', 'Four stems (vocals, drums, bass, other)'],
-  ['SIX_STEMS', 'Six stems (+ guitar, piano)'],
+const SOURCES: [Source, string][] = [
+  ['file', 'Upload files'],
+  ['url', 'Remote address'],
+  ['video', 'Video site'],
+  ['track', 'Track site'],
 ];
 
+/**
+ * The New-job form offers only what this server can do now (GET /capabilities: output types whose
+ * model is installed, their tiers, voice cleaning, the limits), says what it will cost before Start,
+ * and makes one job per file chosen. Each file is uploaded once per visit of the page: a retry after
+ * a refusal reuses the upload.
+ */
 export function NewJob() {
+  const caps = useData<CapabilitiesBody>('/capabilities').data;
   const [source, setSource] = useState<Source>('file');
   const [task, setTask] = useState<Task>('stem');
-  const [file, setFile] = useState<File | null>(null);
+  const [files, setFiles] = useState<Chosen[]>([]);
+  const [outputType, setOutputType] = useState('BOTH');
+  const [quality, setQuality] = useState('BEST');
+  const [format, setFormat] = useState('MP3');
+  const [denoiseVocals, setDenoiseVocals] = useState(false);
   const [dragging, setDragging] = useState(false);
-  const [progress, setProgress] = useState<number | null>(null);
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
+  const [submitted, setSubmitted] = useState<Submitted[]>([]);
+  const uploads = useRef(new Map<File, Promise<string>>());
 
-  const pick = (files: FileList | null | undefined) => {
-    if (files?.[0]) setFile(files[0]);
+  const types = (caps?.outputTypes ?? []).filter(
+    (t) => t.installed && (source !== 'video' || !t.outputType.endsWith('_STEMS')),
+  );
+  const missing = (caps?.outputTypes ?? []).filter((t) => !t.installed);
+  const tiers = types.find((t) => t.outputType === outputType)?.tiers ?? [];
+  const cleaning = caps?.voiceCleaning.installed ?? false;
+  // Keep the choices inside what is offered when the offer changes.
+  useEffect(() => {
+    if (types.length && !types.some((t) => t.outputType === outputType)) setOutputType(types[0]!.outputType);
+  }, [types.map((t) => t.outputType).join()]);
+  useEffect(() => {
+    if (tiers.length && !tiers.includes(quality as 'BEST')) setQuality(tiers[tiers.length - 1]!);
+  }, [tiers.join()]);
+
+  const pick = async (list: FileList | null | undefined) => {
+    const picked = [...(list ?? [])];
+    if (!picked.length || !caps) return;
+    setSubmitted([]);
+    const measured = await Promise.all(
+      picked.map(async (file) => {
+        const duration = await fileDuration(file);
+        return { file, duration, refused: refusal(file, duration, caps.limits) };
+      }),
+    );
+    setFiles(measured);
+  };
+
+  const denoise = source === 'file' && task === 'denoise';
+  const options: Options = {
+    outputType: outputType as 'BOTH',
+    quality: quality as 'BEST',
+    outputFormat: format as 'MP3',
+    denoiseVocals: cleaning && denoiseVocals,
+  };
+  const usable = files.filter((f) => !f.refused);
+
+  const createFor = (file: File, uploadKey: string): CreateDashboardJobRequestBody =>
+    denoise
+      ? { kind: 'denoise', uploadKey, fileName: file.name, outputFormat: options.outputFormat }
+      : { kind: 'stem', uploadKey, fileName: file.name, ...options };
+
+  const submitFiles = async () => {
+    let state: Submitted[] = usable.map((f, i) => ({
+      name: f.file.name,
+      upload: null,
+      jobId: submitted[i]?.jobId ?? null,
+      error: null,
+    }));
+    const update = (i: number, patch: Partial<Submitted>) => {
+      state = state.map((s, j) => (j === i ? { ...s, ...patch } : s));
+      setSubmitted(state);
+    };
+    setSubmitted(state);
+    // One file at a time: each upload gets the whole connection, and the first job starts soonest.
+    for (const [i, { file }] of usable.entries()) {
+      if (state[i]!.jobId) continue;
+      try {
+        let key = uploads.current.get(file);
+        if (!key) {
+          key = uploadFile(file, (fraction) => update(i, { upload: fraction }));
+          uploads.current.set(file, key);
+          key.catch(() => uploads.current.delete(file));
+        }
+        const uploadKey = await key;
+        update(i, { upload: 1 });
+        const created = await api<DashboardJobCreatedBody>('POST', '/jobs', createFor(file, uploadKey));
+        update(i, { jobId: created.id });
+      } catch (err) {
+        update(i, { error: messageOf(err) });
+      }
+    }
+    return state;
   };
 
   const submit = async (e: SubmitEvent) => {
     e.preventDefault();
-    const form = new FormData(e.target as HTMLFormElement);
-    const opt = (name: string) => String(form.get(name) ?? '');
-    const options = {
-      outputType: opt('outputType') as 'BOTH',
-      quality: opt('quality') as 'BEST',
-      outputFormat: opt('outputFormat') as 'MP3',
-    };
+    const address = String(new FormData(e.target as HTMLFormElement).get('address') ?? '');
     setError('');
     setBusy(true);
     try {
-      let body: CreateDashboardJobRequestBody;
       if (source === 'file') {
-        if (!file) throw new Error('Choose an audio file first.');
-        setProgress(0);
-        const uploadKey = await uploadFile(file, setProgress);
-        body =
-          task === 'denoise'
-            ? { kind: 'denoise', uploadKey, fileName: file.name, outputFormat: options.outputFormat }
-            : { kind: 'stem', uploadKey, fileName: file.name, ...options, denoiseVocals: form.has('denoiseVocals') };
-      } else if (source === 'url') {
-        body = { kind: 'stem', sourceUrl: opt('address'), ...options, denoiseVocals: form.has('denoiseVocals') };
-      } else if (source === 'video') {
-        body = { kind: 'video', videoUrl: opt('address'), ...options };
-      } else {
-        body = { kind: 'track', trackUrl: opt('address') };
+        if (usable.length === 0) throw new Error('Choose one or more audio files first.');
+        const done = await submitFiles();
+        // One file: its page, as before; several: stay on the one progress list.
+        if (done.length === 1 && done[0]!.jobId) navigate(`/jobs/${encodeURIComponent(done[0]!.jobId)}`);
+        setBusy(false);
+        return;
       }
+      const { denoiseVocals: dv, ...separation } = options;
+      const body: CreateDashboardJobRequestBody =
+        source === 'url'
+          ? { kind: 'stem', sourceUrl: address, ...separation, denoiseVocals: dv }
+          : source === 'video'
+            ? { kind: 'video', videoUrl: address, ...separation }
+            : { kind: 'track', trackUrl: address };
       const created = await api<DashboardJobCreatedBody>('POST', '/jobs', body);
       navigate(`/jobs/${encodeURIComponent(created.id)}`);
     } catch (err) {
@@ -65,29 +149,23 @@ export function NewJob() {
     }
   };
 
-  const denoise = source === 'file' && task === 'denoise';
   const addressLabel = {
     url: 'Audio file address (https://…)',
     video: 'Video address',
     track: 'Track address (soundcloud.com/…)',
     file: '',
   }[source];
+  const startLabel = source === 'file' && usable.length > 1 ? `Start ${usable.length} jobs` : 'Start job';
 
   return (
     <>
       <h1>New job</h1>
+      {!caps && <p class="muted">Reading what this server can do…</p>}
       <form class="stack" onSubmit={submit}>
         <fieldset class="card">
           <legend>Source</legend>
           <div class="choices">
-            {(
-              [
-                ['file', 'Upload a file'],
-                ['url', 'Remote address'],
-                ['video', 'Video site'],
-                ['track', 'Track site'],
-              ] as [Source, string][]
-            ).map(([v, l]) => (
+            {SOURCES.map(([v, l]) => (
               <label class="inline" key={v}>
                 <input type="radio" name="source" value={v} checked={source === v} onChange={() => setSource(v)} /> {l}
               </label>
@@ -105,30 +183,31 @@ export function NewJob() {
                 onDrop={(e) => {
                   e.preventDefault();
                   setDragging(false);
-                  pick(e.dataTransfer?.files);
+                  void pick(e.dataTransfer?.files);
                 }}
               >
-                <span>Drop an audio file here, or choose one</span>
+                <span>Drop audio files here, or choose them (each file becomes its own job)</span>
                 <input
                   type="file"
                   name="file"
+                  multiple
                   accept="audio/*,video/*,.mp3,.wav,.flac,.m4a,.ogg"
-                  onChange={(e) => pick((e.target as HTMLInputElement).files)}
+                  onChange={(e) => void pick((e.target as HTMLInputElement).files)}
                 />
-                {file && (
-                  <span class="file-name">
-                    {file.name} ({bytes(file.size)})
-                  </span>
-                )}
               </label>
-              {progress !== null && (
-                <label class="stack">
-                  Upload progress
-                  <progress max={1} value={progress}>
-                    {Math.round(progress * 100)}%
-                  </progress>
-                  <span class="muted">{Math.round(progress * 100)}%</span>
-                </label>
+              {files.length > 0 && (
+                <ul class="chosen">
+                  {files.map((f, i) => (
+                    <li key={i} class={f.refused ? 'refused' : ''}>
+                      <span class="file-name">{f.file.name}</span>{' '}
+                      <span class="muted">
+                        {bytes(f.file.size)}
+                        {f.duration !== null ? `, ${Math.round(f.duration)} s` : ''}
+                      </span>
+                      {f.refused && <span class="error"> Not sent: {f.refused}.</span>}
+                    </li>
+                  ))}
+                </ul>
               )}
             </>
           ) : (
@@ -148,10 +227,21 @@ export function NewJob() {
                 into stems
               </label>
               <label class="inline">
-                <input type="radio" name="task" checked={task === 'denoise'} onChange={() => setTask('denoise')} />{' '}
+                <input
+                  type="radio"
+                  name="task"
+                  disabled={!cleaning}
+                  checked={task === 'denoise'}
+                  onChange={() => setTask('denoise')}
+                />{' '}
                 Clean a voice recording (denoise)
               </label>
             </div>
+            {caps && !cleaning && (
+              <p class="muted">
+                Voice cleaning needs the {caps.voiceCleaning.model} model, which is not installed on this server.
+              </p>
+            )}
           </fieldset>
         )}
 
@@ -160,10 +250,14 @@ export function NewJob() {
           {!denoise && source !== 'track' && (
             <label>
               Output type
-              <select name="outputType">
-                {OUTPUT_TYPES.filter(([v]) => source !== 'video' || !v.endsWith('_STEMS')).map(([v, l]) => (
-                  <option key={v} value={v}>
-                    {l}
+              <select
+                name="outputType"
+                value={outputType}
+                onChange={(e) => setOutputType((e.target as HTMLSelectElement).value)}
+              >
+                {types.map((t) => (
+                  <option key={t.outputType} value={t.outputType}>
+                    {OUTPUT_TYPE_WORDS[t.outputType] ?? t.outputType}
                   </option>
                 ))}
               </select>
@@ -172,44 +266,78 @@ export function NewJob() {
           {!denoise && source !== 'track' && (
             <label>
               Quality
-              <select name="quality">
-                <option value="FAST">Fast</option>
-                <option value="BALANCED">Balanced</option>
-                <option value="BEST" selected>
-                  Best
-                </option>
+              <select
+                name="quality"
+                value={quality}
+                onChange={(e) => setQuality((e.target as HTMLSelectElement).value)}
+              >
+                {tiers.map((q) => (
+                  <option key={q} value={q}>
+                    {QUALITY_WORDS[q] ?? q}
+                  </option>
+                ))}
               </select>
             </label>
           )}
           {source !== 'track' && (
             <label>
               Format
-              <select name="outputFormat">
-                <option value="MP3">MP3</option>
-                <option value="WAV">WAV</option>
-                <option value="FLAC">FLAC</option>
+              <select
+                name="outputFormat"
+                value={format}
+                onChange={(e) => setFormat((e.target as HTMLSelectElement).value)}
+              >
+                {(caps?.formats ?? ['MP3']).map((f) => (
+                  <option key={f} value={f}>
+                    {f}
+                  </option>
+                ))}
               </select>
             </label>
           )}
-          {!denoise && (source === 'file' || source === 'url') && (
+          {!denoise && cleaning && (source === 'file' || source === 'url') && (
             <label class="inline">
-              <input type="checkbox" name="denoiseVocals" /> Clean the vocals stem (denoiseVocals)
+              <input
+                type="checkbox"
+                name="denoiseVocals"
+                checked={denoiseVocals}
+                onChange={(e) => setDenoiseVocals((e.target as HTMLInputElement).checked)}
+              />{' '}
+              Clean the vocals stem
             </label>
           )}
           {source === 'track' && <p class="muted">Track jobs produce vocals, instrumental and the full audio.</p>}
+          {!denoise && source !== 'track' && missing.length > 0 && (
+            <p class="muted not-offered">
+              Not offered here:{' '}
+              {missing
+                .map((t) => `${OUTPUT_TYPE_WORDS[t.outputType] ?? t.outputType} (needs the ${t.model} model)`)
+                .join('; ')}
+              .
+            </p>
+          )}
         </fieldset>
 
+        {caps && (
+          <EstimatedCost
+            files={files}
+            caps={caps}
+            pace={caps.secondsPerAudioSecond[denoise ? 'DENOISE' : quality]}
+            remote={source !== 'file'}
+          />
+        )}
         {error && (
           <p class="error" role="alert">
             {error}
           </p>
         )}
         <div>
-          <button type="submit" class="primary" disabled={busy}>
-            {busy ? 'Starting…' : 'Start job'}
+          <button type="submit" class="primary" disabled={busy || !caps}>
+            {busy ? 'Starting…' : startLabel}
           </button>
         </div>
       </form>
+      {submitted.length > 0 && <BatchList items={submitted} />}
     </>
   );
 }

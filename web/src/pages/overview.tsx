@@ -3,6 +3,7 @@ import type { LedgerPageBody, OverviewBody } from '../../../src/contract/dashboa
 import { dateTime, KIND_LABEL } from '../format.ts';
 import { useData } from '../use-data.ts';
 import { Pager } from './pager.tsx';
+import { JobLink, shortId } from '../job-label.tsx';
 
 const PAGE = 20;
 
@@ -47,7 +48,7 @@ export function Overview() {
         </p>
       )}
       <div class="table-wrap">
-        <table>
+        <table class="cards-on-phone">
           <thead>
             <tr>
               <th scope="col">When</th>
@@ -62,21 +63,23 @@ export function Overview() {
           <tbody>
             {ledger.data?.entries.map((e) => (
               <tr key={e.id}>
-                <td>{dateTime(e.createdAt)}</td>
-                <td>
+                <td data-label="When">{dateTime(e.createdAt)}</td>
+                <td data-label="Type">
                   <span class={`badge ledger-${e.type.toLowerCase()}`}>{e.type}</span>
                 </td>
-                <td class="num">{e.seconds}</td>
-                <td>
-                  {e.jobId ? (
-                    <a href={`/jobs/${encodeURIComponent(e.jobId)}`}>
-                      {e.jobKind ? `${KIND_LABEL[e.jobKind]} job` : 'Job'} {e.jobId.slice(0, 8)}
-                    </a>
-                  ) : (
-                    '—'
-                  )}
+                <td data-label="Seconds" class="num">
+                  {e.seconds}
                 </td>
-                <td>{e.note ?? ''}</td>
+                <td data-label="Job">
+                  {e.jobId && e.jobTitle !== null && <JobLink id={e.jobId} title={e.jobTitle} />}
+                  {e.jobId && e.jobTitle === null && (
+                    <span class="muted">
+                      Deleted {e.jobKind ? KIND_LABEL[e.jobKind]?.toLowerCase() : ''} job {shortId(e.jobId)}
+                    </span>
+                  )}
+                  {!e.jobId && '—'}
+                </td>
+                <td data-label="Note">{e.note ?? ''}</td>
               </tr>
             ))}
             {ledger.data?.entries.length === 0 && (

@@ -1,7 +1,20 @@
 import { useState } from 'preact/hooks';
 
-/** A secret the server shows once: the value, a copy button and the warning. */
-export function ShownOnce({ title, value, onDone }: { title: string; value: string; onDone: () => void }) {
+/**
+ * A secret the server shows once: the value, a copy button and the warning. `kept` says what the
+ * server keeps of it, which differs: an API key's hash only, a webhook's secret itself (to sign).
+ */
+export function ShownOnce({
+  title,
+  value,
+  kept,
+  onDone,
+}: {
+  title: string;
+  value: string;
+  kept: string;
+  onDone: () => void;
+}) {
   const [copied, setCopied] = useState('');
   const copy = async () => {
     try {
@@ -15,7 +28,7 @@ export function ShownOnce({ title, value, onDone }: { title: string; value: stri
     <section class="card secret" aria-label={title}>
       <h2>{title}</h2>
       <p class="warning" role="status">
-        Copy it now: this is the only time it is shown. Stemforge stores only a hash of it.
+        Copy it now: this is the only time it is shown. {kept}
       </p>
       <div class="secret-row">
         <input

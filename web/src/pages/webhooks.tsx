@@ -11,6 +11,8 @@ import { api, messageOf } from '../api.ts';
 import { dateTime } from '../format.ts';
 import { useData } from '../use-data.ts';
 import { ShownOnce } from './secret.tsx';
+import { JobLink, shortId } from '../job-label.tsx';
+import { deliveryWords, EVENT_WORDS } from '../words.ts';
 
 const EVENTS = ['job.completed', 'job.failed'] as const;
 
@@ -43,7 +45,12 @@ export function Webhooks() {
         row a webhook is disabled; re-enable it here once the receiver works again.
       </p>
       {created && (
-        <ShownOnce title="Signing secret of the new webhook" value={created.secret} onDone={() => setCreated(null)} />
+        <ShownOnce
+          title="Signing secret of the new webhook"
+          value={created.secret}
+          kept="Stemforge keeps this secret to sign every delivery, but never shows it again."
+          onDone={() => setCreated(null)}
+        />
       )}
       <form class="card stack" onSubmit={create}>
         <label>
@@ -170,14 +177,14 @@ function WebhookItem({ hook: w, reload }: { hook: DashboardWebhookBody; reload: 
       </p>
       {showDeliveries && (
         <div class="table-wrap">
-          <table>
+          <table class="cards-on-phone">
             <caption class="sr-only">Recent deliveries to {w.url}</caption>
             <thead>
               <tr>
                 <th scope="col">When</th>
                 <th scope="col">Event</th>
                 <th scope="col">Job</th>
-                <th scope="col">State</th>
+                <th scope="col">What happened</th>
                 <th scope="col" class="num">
                   HTTP
                 </th>
@@ -190,15 +197,23 @@ function WebhookItem({ hook: w, reload }: { hook: DashboardWebhookBody; reload: 
             <tbody>
               {deliveries.data?.deliveries.map((d) => (
                 <tr key={d.id}>
-                  <td>{dateTime(d.createdAt)}</td>
-                  <td>{d.event}</td>
-                  <td>
-                    <a href={`/jobs/${encodeURIComponent(d.jobId)}`}>{d.jobId.slice(0, 8)}</a>
+                  <td data-label="When">{dateTime(d.createdAt)}</td>
+                  <td data-label="Event">{EVENT_WORDS[d.event] ?? d.event}</td>
+                  <td data-label="Job">
+                    {d.jobId && d.jobTitle !== null && <JobLink id={d.jobId} title={d.jobTitle} />}
+                    {d.jobId && d.jobTitle === null && <span class="muted">Deleted job {shortId(d.jobId)}</span>}
+                    {!d.jobId && <span class="muted">None (test)</span>}
                   </td>
-                  <td>{d.status}</td>
-                  <td class="num">{d.statusCode ?? '—'}</td>
-                  <td class="num">{d.durationMs == null ? '—' : `${d.durationMs} ms`}</td>
-                  <td>{d.error ?? ''}</td>
+                  <td data-label="What happened" data-outcome={d.outcome}>
+                    {deliveryWords(d)}
+                  </td>
+                  <td data-label="HTTP" class="num">
+                    {d.statusCode ?? '—'}
+                  </td>
+                  <td data-label="Duration" class="num">
+                    {d.durationMs == null ? '—' : `${d.durationMs} ms`}
+                  </td>
+                  <td data-label="Error">{d.error ?? ''}</td>
                 </tr>
               ))}
               {deliveries.data?.deliveries.length === 0 && (

@@ -9,6 +9,7 @@
  * context time a little ahead and the media are silenced by a gain step at that same time.
  */
 import { mixDown } from './mix.ts';
+import { correctionSemitones, PitchBus } from './stretch.ts';
 import { Streaming } from './streaming.ts';
 import { effectiveGain, type Loop, newTrack, type Track } from './track.ts';
 
@@ -18,6 +19,11 @@ export class Multitrack {
   duration: number;
   readonly loop: Loop;
   playing = false;
+  /** Playback speed, 0.5-1.5 (the pitch is kept), and the transposition in semitones (the tempo is kept). */
+  tempo = 1;
+  pitch = 0;
+  /** Every stem feeds it; it keeps the pitch when the tempo changes, and transposes (stretch.ts). */
+  readonly bus: PitchBus;
   /** The position when paused, and the buffers' start offset (while streaming, `streaming.position` holds). */
   private offset = 0;
   private startedAt = 0;
@@ -32,9 +38,11 @@ export class Multitrack {
   ) {
     this.duration = duration;
     this.loop = { enabled: false, start: 0, end: this.duration };
-    this.tracks = stems.map((stem) => newTrack(ctx, stem));
+    this.bus = new PitchBus(ctx);
+    this.tracks = stems.map((stem) => newTrack(ctx, stem, this.bus.input));
     this.streaming = new Streaming(ctx, this.tracks, this.loop, {
       duration: () => this.duration,
+      tempo: () => this.tempo,
       changed: () => this.changed(),
       ended: () => this.ended(),
     });
@@ -80,7 +88,7 @@ export class Multitrack {
     // will have reached, and a gain step at that same time silences the media.
     const lead = 0.05;
     const when = this.ctx.currentTime + lead;
-    const at = Math.min(this.streaming.position + lead, this.duration);
+    const at = Math.min(this.streaming.position + lead * this.tempo, this.duration);
     this.streaming.handOver(when);
     this.playing = false;
     this.offset = at;
@@ -98,7 +106,7 @@ export class Multitrack {
   get position(): number {
     if (!this.playing) return this.offset;
     if (this.streaming.active) return this.streaming.position;
-    let p = this.offset + Math.max(0, this.ctx.currentTime - this.startedAt);
+    let p = this.offset + Math.max(0, this.ctx.currentTime - this.startedAt) * this.tempo;
     const { enabled, start, end } = this.loop;
     if (enabled && this.offset < end && p >= end) p = start + ((p - end) % Math.max(0.01, end - start));
     return Math.min(p, this.duration);
@@ -134,7 +142,7 @@ export class Multitrack {
     // A few milliseconds ahead so every start() lands on the same render quantum.
     const when = at ?? this.ctx.currentTime + 0.02;
     for (const t of this.tracks) {
-      const src = new AudioBufferSourceNode(this.ctx, { buffer: t.buffer! });
+      const src = new AudioBufferSourceNode(this.ctx, { buffer: t.buffer!, playbackRate: this.tempo });
       if (this.loop.enabled) {
         src.loop = true;
         src.loopStart = this.loop.start;
@@ -210,6 +218,21 @@ export class Multitrack {
     this.seek(inside ? p : this.loop.start);
   }
 
+  /**
+   * Tempo (0.5-1.5) and pitch (semitones): every stem restarts from where it is at the new rate, with
+   * one start time and offset as after a seek, and the bus corrects the pitch the rate moved.
+   */
+  async setTempoPitch(patch: { tempo?: number; pitch?: number }): Promise<void> {
+    const at = this.position;
+    if (patch.tempo !== undefined) this.tempo = Math.min(1.5, Math.max(0.5, patch.tempo));
+    if (patch.pitch !== undefined) this.pitch = Math.min(12, Math.max(-12, patch.pitch));
+    const done = this.bus.set(correctionSemitones(this.tempo, this.pitch));
+    if (patch.tempo !== undefined) this.seek(at);
+    else this.changed();
+    await done;
+    this.changed();
+  }
+
   setTrack(name: string, patch: Partial<Pick<Track, 'volume' | 'muted' | 'soloed'>>): void {
     const t = this.tracks.find((x) => x.name === name);
     if (!t) return;
@@ -235,10 +258,10 @@ export class Multitrack {
     }
   }
 
-  /** Renders the stems as they are heard now (volume, mute, solo) into one stereo buffer. */
+  /** Renders the stems as they are heard now (volume, mute, solo, tempo and pitch) into one stereo buffer. */
   async renderMix(): Promise<AudioBuffer> {
     if (!this.decoded) throw new Error('The stems are still loading.');
-    return mixDown(this.tracks, this.duration);
+    return mixDown(this.tracks, this.duration, { tempo: this.tempo, pitch: this.pitch });
   }
 
   close(): void {

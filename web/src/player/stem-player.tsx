@@ -4,6 +4,7 @@ import { messageOf } from '../api.ts';
 import { loadStems } from './load-stems.ts';
 import { Multitrack } from './multitrack.ts';
 import { effectiveGain } from './track.ts';
+import { TempoPitch } from './tempo-pitch.tsx';
 import { Waveform } from './waveform.tsx';
 import { encodeWav } from './wav.ts';
 
@@ -191,6 +192,12 @@ export function StemPlayer({ stems, mode = 'mix', title }: Props) {
           </button>
         )}
       </div>
+      {mode === 'mix' && <TempoPitch engine={engine} disabled={!ready} />}
+      {mode === 'mix' && engine && (engine.tempo !== 1 || engine.pitch !== 0) && (
+        <p class="muted">
+          The downloaded mix follows the tempo and pitch set here; the stem downloads are the originals.
+        </p>
+      )}
       {!decoded && !error && (
         <p class="muted" aria-live="polite">
           Loading audio… {loaded}/{stems.length} (play streams it meanwhile)
@@ -216,6 +223,8 @@ export function StemPlayer({ stems, mode = 'mix', title }: Props) {
               data-start={t?.source ? `${t.startedAt.toFixed(4)}@${t.startOffset.toFixed(4)}` : ''}
               // This stem's own position (streamed stems each have their own).
               data-time={t && engine ? engine.stemTime(t).toFixed(3) : ''}
+              // The rate it really plays at: its buffer source's, else its media element's.
+              data-rate={t?.source?.playbackRate.value ?? t?.media?.playbackRate ?? ''}
             >
               <span class="stem-name">{s.label}</span>
               <Waveform

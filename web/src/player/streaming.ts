@@ -20,6 +20,8 @@ export const MAX_SPREAD = 0.03;
 export interface StreamingHost {
   /** The transport's duration now (it changes once the stems are decoded). */
   duration(): number;
+  /** The playback rate every element plays at (the bus keeps the pitch). */
+  tempo(): number;
   /** Tells the transport's listeners that something changed. */
   changed(): void;
   /** The first stem's element reached its end (the elements are stopped already). */
@@ -96,6 +98,9 @@ export class Streaming {
       }
       t.media.pause();
       t.media.currentTime = offset;
+      // Resampled like the decoded stems' sources: the player's bus corrects the pitch for both.
+      t.media.preservesPitch = false;
+      t.media.playbackRate = this.host.tempo();
       return t.media;
     });
     this.active = true;

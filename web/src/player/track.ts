@@ -29,10 +29,10 @@ export function effectiveGain(track: Pick<Track, 'volume' | 'muted' | 'soloed'>,
   return track.muted ? 0 : track.volume;
 }
 
-/** A stem not decoded yet, at full volume, its gain connected to the context's output. */
-export function newTrack(ctx: AudioContext, { name, url }: { name: string; url: string }): Track {
+/** A stem not decoded yet, at full volume, its gain connected to `output` (the player's bus). */
+export function newTrack(ctx: AudioContext, { name, url }: { name: string; url: string }, output: AudioNode): Track {
   const gain = new GainNode(ctx);
-  gain.connect(ctx.destination);
+  gain.connect(output);
   return {
     name,
     url,

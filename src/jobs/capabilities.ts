@@ -1,0 +1,42 @@
+import type { JobDeps } from './deps.ts';
+import { OUTPUT_FORMATS, OUTPUT_TYPES, QUALITIES, STEMS_BY_OUTPUT_TYPE } from '../domain/vocabulary.ts';
+import { denoiseModel, isShipped, separationModelFor } from '../models/registry.ts';
+import { processingFactor } from './estimate.ts';
+
+/**
+ * What this deployment can do now, for a form that offers only that: per output type its stems,
+ * the tiers the registry serves it at and whether its model is installed where jobs run (the
+ * models port: this server, or a live worker); whether voice cleaning is; the limits a file must
+ * fit; and the processing speed per tier, for an estimate of the time. The same checks refuse a
+ * job that asks for more (`create-stem-job.ts`, `require-model.ts`).
+ */
+export async function capabilities(deps: Pick<JobDeps, 'db' | 'config' | 'models'>) {
+  const outputTypes = await Promise.all(
+    OUTPUT_TYPES.map(async (outputType) => {
+      const model = separationModelFor(outputType);
+      return {
+        outputType,
+        stems: [...STEMS_BY_OUTPUT_TYPE[outputType]],
+        tiers: [...(model.serves?.tiers ?? [])],
+        model: model.name,
+        installed: isShipped(model) || (await deps.models.has(model.name)),
+      };
+    }),
+  );
+  const cleaner = denoiseModel();
+  const speeds = await Promise.all(
+    [...QUALITIES, 'DENOISE' as const].map(
+      async (q) => [q, await processingFactor(deps.db, q === 'DENOISE' ? 'denoise' : 'stem', q)] as const,
+    ),
+  );
+  const { maxFileSizeBytes, maxDurationSeconds, minDurationSeconds } = deps.config.limits;
+  return {
+    outputTypes,
+    voiceCleaning: { model: cleaner.name, installed: isShipped(cleaner) || (await deps.models.has(cleaner.name)) },
+    formats: [...OUTPUT_FORMATS],
+    limits: { maxFileSizeBytes, maxDurationSeconds, minDurationSeconds },
+    /** One credit per second of audio, rounded up (`creditsForDuration`). */
+    creditsPerAudioSecond: 1,
+    secondsPerAudioSecond: Object.fromEntries(speeds),
+  };
+}

@@ -1,0 +1,110 @@
+import { JOB_CANCELLED_CODE } from '../domain/vocabulary.ts';
+import type { DbOrTx, JobKind, JobStatusValue } from './schema.ts';
+import type { JobRow } from './jobs.ts';
+
+const RUNNING: JobStatusValue[] = ['PENDING', 'PROCESSING'];
+
+/**
+ * Cancels a job that is still PENDING or PROCESSING: it becomes FAILED with the phase `cancelled`,
+ * and its lease is cleared, so the worker running it finds the job gone at its next heartbeat or
+ * progress report and stops. False when the job had already finished (the caller says so).
+ */
+export async function markCancelled(
+  db: DbOrTx,
+  id: string,
+  at: { now: string; expiresAt: string; message: string },
+): Promise<boolean> {
+  const r = await db
+    .updateTable('jobs')
+    .set({
+      status: 'FAILED',
+      progress_phase: 'cancelled',
+      error_code: JOB_CANCELLED_CODE,
+      error_message: at.message,
+      completed_at: at.now,
+      expires_at: at.expiresAt,
+      credits_charged: 0,
+      lease_owner: null,
+      lease_expires_at: null,
+    })
+    .where('id', '=', id)
+    .where('status', 'in', RUNNING)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** Sets (or, with null, clears) the name an account gave its job; false for another account's or an unknown job. */
+export async function renameJob(db: DbOrTx, accountId: string, id: string, name: string | null): Promise<boolean> {
+  const r = await db
+    .updateTable('jobs')
+    .set({ name })
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** Deletes a finished job's row (its files are the caller's to delete first); false while it still runs. */
+export async function deleteFinishedJob(db: DbOrTx, accountId: string, id: string): Promise<boolean> {
+  const r = await db
+    .deleteFrom('jobs')
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('status', 'not in', RUNNING)
+    .executeTakeFirst();
+  return Number(r.numDeletedRows) === 1;
+}
+
+/**
+ * The jobs of every account waiting in the same stage ahead of a PENDING job (created before it),
+ * with their audio, and the audio still to do of the jobs running in that stage: what the
+ * dashboard's queue position and time left are read from. The workers are shared, so every
+ * account's jobs count.
+ */
+export async function queueAhead(
+  db: DbOrTx,
+  job: Pick<JobRow, 'id' | 'created_at' | 'source_key'>,
+  kinds: JobKind[],
+): Promise<{ jobs: number; audioSeconds: number; runningAudioSeconds: number }> {
+  const sameStage = db
+    .selectFrom('jobs')
+    .where('kind', 'in', kinds)
+    .where('source_key', job.source_key === null ? 'is' : 'is not', null);
+  const [ahead, running] = await Promise.all([
+    sameStage
+      .where('status', '=', 'PENDING')
+      .where((eb) =>
+        eb.or([
+          eb('created_at', '<', job.created_at),
+          eb.and([eb('created_at', '=', job.created_at), eb('id', '<', job.id)]),
+        ]),
+      )
+      .select((eb) => [
+        eb.fn.countAll<string | number>().as('n'),
+        eb.fn.sum<string | number | null>('duration_seconds').as('s'),
+      ])
+      .executeTakeFirstOrThrow(),
+    sameStage.where('status', '=', 'PROCESSING').select(['duration_seconds', 'progress']).execute(),
+  ]);
+  const runningAudioSeconds = running.reduce(
+    (sum, r) => sum + ((r.duration_seconds ?? 0) * (100 - r.progress)) / 100,
+    0,
+  );
+  return { jobs: Number(ahead.n), audioSeconds: Number(ahead.s ?? 0), runningAudioSeconds };
+}
+
+/** Every job of an account (of a kind and status when given), newest first: the dashboard's search reads their titles. */
+export async function listAllAccountJobs(
+  db: DbOrTx,
+  q: { accountId: string; kind?: JobKind; status?: JobStatusValue },
+): Promise<JobRow[]> {
+  let base = db.selectFrom('jobs').where('account_id', '=', q.accountId);
+  if (q.kind) base = base.where('kind', '=', q.kind);
+  if (q.status) base = base.where('status', '=', q.status);
+  return base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+}
+
+/** An account's jobs among `ids` (unknown and other accounts' ids are left out). */
+export async function findAccountJobsByIds(db: DbOrTx, accountId: string, ids: string[]): Promise<JobRow[]> {
+  return db.selectFrom('jobs').selectAll().where('account_id', '=', accountId).where('id', 'in', ids).execute();
+}
