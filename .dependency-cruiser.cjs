@@ -3,7 +3,7 @@
 // as surely as a value does.
 const INFRA =
   '^src/(store|storage|queue|ratelimit|audio|dsp|onnx|separation|denoise|analysis|sources|offload|engines|models)/';
-const SERVICES = '^src/(jobs|uploads|webhooks)/';
+const SERVICES = '^src/(jobs|uploads|webhooks|accounts)/';
 const CALLERS = '^src/(worker|http|dashboard|routing)/';
 const COMPOSITION = '^src/(app|cli)/|^src/(runtime|bootstrap|startup-sweep)[.]ts$';
 
@@ -48,7 +48,7 @@ module.exports = {
     {
       name: 'services-below-callers',
       severity: 'error',
-      comment: 'jobs/, uploads/ and webhooks/ are called by the workers, the API and the dashboard, never the reverse.',
+      comment: 'jobs/, uploads/, webhooks/ and accounts/ are called by the workers, the API and the dashboard, never the reverse.',
       from: { path: SERVICES },
       to: { path: `${CALLERS}|${COMPOSITION}` },
     },

@@ -84,6 +84,15 @@ export const errorCatalog = {
     status: 403,
     message: 'The request lacks a valid X-CSRF-Token header or comes from another site; reload the page.',
   },
+  // admin API (README, "Operating an instance")
+  ADMIN_REQUIRED: { status: 403, message: 'This route is for admin accounts only.' },
+  ACCOUNT_DISABLED: { status: 403, message: 'This account has been disabled by an admin.' },
+  ACCOUNT_NOT_FOUND: { status: 404, message: 'Account not found.' },
+  EMAIL_TAKEN: { status: 409, message: 'An account with this email already exists.' },
+  CANNOT_DISABLE_SELF: {
+    status: 409,
+    message: 'An admin cannot disable their own account; another admin can.',
+  },
   // server side
   INTERNAL_ERROR: { status: 500, message: 'An internal error occurred.' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'The service is not ready.' },

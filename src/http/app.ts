@@ -21,6 +21,7 @@ import { healthRoutes } from './health.ts';
 import { jobRoutes } from './jobs.ts';
 import { mediaJobRoutes } from './media-jobs.ts';
 import { webhookRoutes } from './webhooks.ts';
+import { adminRoutes } from './admin.ts';
 import { openApiRoutes } from './openapi.ts';
 import { registerBlobRoutes } from './blob-routes.ts';
 import { registerDocsAssets } from './docs-page.ts';
@@ -130,6 +131,7 @@ export function buildApi(rt: Runtime, opts: ApiOptions = {}): FastifyInstance {
     ...denoiseJobRoutes(rt),
     ...cancelRoutes(rt),
     ...webhookRoutes(rt),
+    ...adminRoutes(rt),
   ];
   const all = [...routes, ...openApiRoutes(() => [...routes, filesUploadRoute(rt)], rt.config.publicUrl, API_VERSION)];
   registerRoutes(app, all);

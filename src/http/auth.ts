@@ -35,6 +35,7 @@ export function apiKeyHook(deps: AuthDeps) {
     const key = await findApiKey(deps.db, token);
     if (!key) throw new ApiError('INVALID_API_KEY');
     if (key.revoked) throw new ApiError('API_KEY_REVOKED');
+    if (key.accountDisabled) throw new ApiError('ACCOUNT_DISABLED');
 
     // If the counters are unreachable (Redis down), fail open: an outage of the limiter must not
     // take the whole API down with it. The failure is logged.
@@ -45,8 +46,10 @@ export function apiKeyHook(deps: AuthDeps) {
       request.log.error({ err: err.message }, 'rate limiter unavailable; request allowed');
       return null;
     });
+    const auth = { accountId: key.accountId, keyId: key.id, isAdmin: key.accountIsAdmin };
     if (!limit) {
-      request.auth = { accountId: key.accountId, keyId: key.id };
+      request.auth = auth;
+      requireAdmin(request);
       return;
     }
     reply.header('X-RateLimit-Limit', String(limit.limit));
@@ -59,7 +62,8 @@ export function apiKeyHook(deps: AuthDeps) {
         `More than ${limit.limit} requests per minute for this API key; retry in ${limit.retryAfterSeconds} s.`,
       );
     }
-    request.auth = { accountId: key.accountId, keyId: key.id };
+    request.auth = auth;
+    requireAdmin(request);
 
     const now = Date.now();
     if ((lastTouched.get(key.id) ?? 0) + TOUCH_INTERVAL_MS < now) {
@@ -67,4 +71,9 @@ export function apiKeyHook(deps: AuthDeps) {
       await touchApiKey(deps.db, key.id);
     }
   };
+}
+
+/** Admin routes (`admin: true`) answer 403 ADMIN_REQUIRED to every other account's key. */
+function requireAdmin(request: FastifyRequest): void {
+  if (request.routeOptions.config?.admin && !request.auth?.isAdmin) throw new ApiError('ADMIN_REQUIRED');
 }

@@ -2,6 +2,7 @@ import { ZodError } from 'zod';
 import { ApiError } from '../domain/errors.ts';
 import { BlobNotFoundError } from '../storage/errors.ts';
 import { KeyLimitError, MAX_ACTIVE_KEYS } from '../store/api-keys.ts';
+import { EmailTakenError } from '../store/accounts.ts';
 import { MAX_WEBHOOKS_PER_ACCOUNT, WebhookLimitError } from '../store/webhooks.ts';
 
 type ErrorClass<E> = abstract new (...args: never[]) => E;
@@ -42,6 +43,8 @@ const DOMAIN_ERRORS: readonly Entry<Error>[] = [
         { limit: MAX_WEBHOOKS_PER_ACCOUNT },
       ),
   }),
+  // Two creations of one email race past the check: the unique index decides.
+  entry({ error: EmailTakenError, answer: () => new ApiError('EMAIL_TAKEN') }),
   // A blob read that finds nothing: deleted since it was listed, or never there.
   entry({ error: BlobNotFoundError, answer: () => new ApiError('FILE_NOT_FOUND') }),
   // A response that does not match its schema is our bug, not the client's.

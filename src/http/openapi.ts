@@ -4,7 +4,13 @@ import { ErrorBody } from '../contract/common.ts';
 import { DOCS_HTML, docsHeaders } from './docs-page.ts';
 import { type AnyRoute, defineRoute, isIdempotent } from '../routing/route.ts';
 
-const AUTH_ERRORS = ['MISSING_API_KEY', 'INVALID_API_KEY', 'API_KEY_REVOKED', 'RATE_LIMIT_EXCEEDED'] as const;
+const AUTH_ERRORS = [
+  'MISSING_API_KEY',
+  'INVALID_API_KEY',
+  'API_KEY_REVOKED',
+  'ACCOUNT_DISABLED',
+  'RATE_LIMIT_EXCEEDED',
+] as const;
 const IDEMPOTENCY_ERRORS = ['VALIDATION_ERROR', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_PROGRESS'] as const;
 
 /**
@@ -96,6 +102,7 @@ export function buildOpenApi(routes: AnyRoute[], serverUrl: string, version: str
     if (idempotent) parameters.push(IDEMPOTENCY_PARAMETER);
     const codes = new Set<string>([
       ...(r.auth === 'apiKey' ? AUTH_ERRORS : []),
+      ...(r.admin ? (['ADMIN_REQUIRED'] as const) : []),
       ...(r.errors ?? []),
       ...(idempotent ? IDEMPOTENCY_ERRORS : []),
     ]);
@@ -121,7 +128,12 @@ export function buildOpenApi(routes: AnyRoute[], serverUrl: string, version: str
       ...(r.auth === 'apiKey' ? { security: [{ bearerAuth: [] }] } : { security: [] }),
       ...(parameters.length ? { parameters } : {}),
       ...(r.body
-        ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(r.body, 'input') } } } }
+        ? {
+            requestBody: {
+              required: !r.body.safeParse(undefined).success,
+              content: { 'application/json': { schema: jsonSchema(r.body, 'input') } },
+            },
+          }
         : r.documentedBody
           ? {
               requestBody: {

@@ -6,6 +6,8 @@
 export interface AuthContext {
   accountId: string;
   keyId: string;
+  /** The key's account is an admin (`src/http/auth.ts` refuses admin routes to the others). */
+  isAdmin?: boolean;
 }
 
 declare module 'fastify' {
@@ -18,5 +20,7 @@ declare module 'fastify' {
     rateBucket?: 'poll';
     /** The route creates something: it honours the Idempotency-Key header. */
     idempotent?: boolean;
+    /** Only admin accounts' keys reach the route (403 ADMIN_REQUIRED). */
+    admin?: boolean;
   }
 }

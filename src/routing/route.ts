@@ -30,6 +30,8 @@ export interface RouteSpec<B = unknown, Q = unknown, P = unknown> {
   /** Success status and its body schema (null for a non-JSON body such as a file). */
   status: number;
   response: z.ZodType | null;
+  /** Only admin accounts' keys reach it (`auth: 'apiKey'` routes); others get 403 ADMIN_REQUIRED. */
+  admin?: boolean;
   /** Error codes this route can answer besides the auth and rate-limit ones; for the OpenAPI document. */
   errors?: ErrorCode[];
   description?: string;
@@ -135,7 +137,7 @@ export function registerRoutes(app: FastifyInstance, routes: AnyRoute[]): void {
       method: spec.method,
       url: spec.url,
       bodyLimit: spec.bodyLimit,
-      config: { auth: spec.auth, rateBucket: spec.rateBucket, idempotent: isIdempotent(spec) },
+      config: { auth: spec.auth, rateBucket: spec.rateBucket, idempotent: isIdempotent(spec), admin: spec.admin },
       handler: async (request, reply) => {
         if (spec.body && request.headers['content-type'] && !isJson(request)) {
           throw new ApiError(

@@ -50,16 +50,32 @@ export async function createApiKey(
  * Finds the key record for a presented key. Candidates are narrowed by the non-secret display
  * prefix, then every candidate's hash is compared in constant time.
  */
-export async function findApiKey(db: DbOrTx, presented: string): Promise<(ApiKeyInfo & { revoked: boolean }) | null> {
+export async function findApiKey(db: DbOrTx, presented: string): Promise<FoundApiKey | null> {
   const hash = hashApiKey(presented);
   const candidates = await db
     .selectFrom('api_keys')
-    .selectAll()
+    .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+    .selectAll('api_keys')
+    .select(['accounts.is_admin', 'accounts.disabled_at'])
     .where('prefix', '=', displayPrefix(presented))
     .execute();
   let match: (typeof candidates)[number] | undefined;
   for (const c of candidates) if (sameHash(c.hash, hash)) match = c;
-  return match ? { ...toInfo(match), revoked: match.revoked_at !== null } : null;
+  return match
+    ? {
+        ...toInfo(match),
+        revoked: match.revoked_at !== null,
+        accountIsAdmin: match.is_admin === 1,
+        accountDisabled: match.disabled_at !== null,
+      }
+    : null;
+}
+
+/** A presented key's record, with what its account may do. */
+export interface FoundApiKey extends ApiKeyInfo {
+  revoked: boolean;
+  accountIsAdmin: boolean;
+  accountDisabled: boolean;
 }
 
 export async function listApiKeys(db: DbOrTx, accountId: string): Promise<ApiKeyInfo[]> {

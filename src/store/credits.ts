@@ -54,6 +54,23 @@ export async function grantCredits(
   await append(db, accountId, 'grant', seconds, seconds, null, note);
 }
 
+/**
+ * Takes up to `seconds` back from the available balance (an admin's negative grant), never below
+ * zero; returns what was taken. The conditional UPDATE refuses to overdraw, so a hold that races it
+ * makes it read the balance again.
+ */
+export async function deductCredits(db: DbOrTx, accountId: string, seconds: number, note: string): Promise<number> {
+  if (!Number.isInteger(seconds) || seconds <= 0) throw new Error('a deduction must be a positive whole number of seconds');
+  for (;;) {
+    const take = Math.min(seconds, await getBalanceSeconds(db, accountId));
+    if (take === 0) return 0;
+    if (await adjust(db, accountId, -take)) {
+      await append(db, accountId, 'deduct', take, -take, null, note);
+      return take;
+    }
+  }
+}
+
 /** Holds credits for a job. Returns false (and changes nothing) when the balance does not cover them. */
 export async function holdCredits(db: DbOrTx, accountId: string, seconds: number, jobId: string): Promise<boolean> {
   if (!(await adjust(db, accountId, -seconds))) return false;

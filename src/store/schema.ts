@@ -12,6 +12,10 @@ export interface AccountsTable {
   created_at: string;
   /** scrypt hash (see src/dashboard/password.ts); null: no dashboard sign-in yet. */
   password_hash: string | null;
+  /** 1: an operator, who reaches /v1/admin (the first account is one). */
+  is_admin: number;
+  /** Set while an admin has the account disabled: its keys and sessions answer 403. */
+  disabled_at: string | null;
 }
 
 export interface SessionsTable {
@@ -44,7 +48,8 @@ export interface BalancesTable {
   updated_at: string;
 }
 
-export type LedgerKind = 'grant' | 'hold' | 'charge' | 'release';
+/** `deduct`: an admin took credit back (a negative grant). */
+export type LedgerKind = 'grant' | 'hold' | 'charge' | 'release' | 'deduct';
 
 export interface CreditLedgerTable {
   id: string;
