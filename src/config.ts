@@ -32,6 +32,8 @@ const envSchema = z.object({
   RATE_LIMIT_PER_MINUTE: int(1).default(60),
   FREE_CREDIT_SECONDS: int(0).default(300),
   PURCHASE_URL: z.url().default('https://github.com/stemforge/stemforge#credits'),
+  /** `off` for a personal install: jobs hold and charge nothing (README, "Metering off"). */
+  METERING: z.enum(['on', 'off']).default('on'),
   ALLOW_PRIVATE_URLS: bool.default(false),
   SOURCE_FETCH_TIMEOUT_MS: int(100).default(60_000),
   SOURCE_MAX_REDIRECTS: int(0, 20).default(5),
@@ -141,6 +143,8 @@ export interface Config {
     freeCreditSeconds: number;
   };
   purchaseUrl: string;
+  /** False (METERING=off): no holds or charges; balances move only by grants. */
+  metering: boolean;
   allowPrivateUrls: boolean;
   sourceFetch: { timeoutMs: number; maxRedirects: number };
   webhookTimeoutMs: number;
@@ -238,6 +242,7 @@ export function loadConfig(env: Env = process.env): Config {
       freeCreditSeconds: e.FREE_CREDIT_SECONDS,
     },
     purchaseUrl: e.PURCHASE_URL,
+    metering: e.METERING === 'on',
     allowPrivateUrls: e.ALLOW_PRIVATE_URLS,
     sourceFetch: { timeoutMs: e.SOURCE_FETCH_TIMEOUT_MS, maxRedirects: e.SOURCE_MAX_REDIRECTS },
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,

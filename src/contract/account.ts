@@ -7,5 +7,9 @@ export const Balance = z
     balanceMinutes: z.number().int(),
     balanceFormatted: z.string(),
     updatedAt: Timestamp,
+    metering: z.enum(['on', 'off']).meta({
+      description:
+        'Stemforge: `off` where the operator turned metering off (METERING=off): jobs neither hold nor charge credits, so the balance moves only by grants.',
+    }),
   })
   .meta({ id: 'Balance' });

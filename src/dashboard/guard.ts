@@ -46,6 +46,7 @@ export function dashboardGuard(rt: Runtime) {
     if (request.method === 'POST' && path === `${DASHBOARD_API}/session`) return;
     const session = await resolveSession(rt.db, readCookie(request.headers.cookie, SESSION_COOKIE));
     if (!session) throw new ApiError('NOT_SIGNED_IN');
+    if (session.disabled) throw new ApiError('ACCOUNT_DISABLED');
     if (unsafe && !sameToken(request.headers['x-csrf-token'], session.csrfToken)) {
       throw new ApiError('CSRF_TOKEN_INVALID');
     }

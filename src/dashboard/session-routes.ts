@@ -29,6 +29,8 @@ export function sessionRoutes(rt: Runtime) {
         // The same work and the same answer whether the email is unknown or the password wrong.
         const ok = await verifyPassword(body.password, account?.passwordHash ?? DUMMY_HASH);
         if (!account?.passwordHash || !ok) throw new ApiError('INVALID_CREDENTIALS');
+        // Said only to whoever knows the password.
+        if (account.disabled) throw new ApiError('ACCOUNT_DISABLED');
         const session = await startSession(rt.db, account.id);
         reply.header('set-cookie', sessionCookie(session.token, SESSION_IDLE_SECONDS, secure));
         return { account: { id: account.id, email: account.email }, csrfToken: session.csrfToken };

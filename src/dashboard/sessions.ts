@@ -14,6 +14,9 @@ export interface DashboardSession {
   accountId: string;
   email: string;
   csrfToken: string;
+  isAdmin: boolean;
+  /** An admin disabled the account: the guard answers 403 ACCOUNT_DISABLED. */
+  disabled: boolean;
 }
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
@@ -51,7 +54,14 @@ export async function resolveSession(db: Db, token: string | null): Promise<Dash
   if (Date.parse(row.last_seen_at) + TOUCH_INTERVAL_MS < now.getTime()) {
     await touchSession(db, row.id, now, new Date(now.getTime() + SESSION_IDLE_SECONDS * 1000));
   }
-  return { id: row.id, accountId: row.account_id, email: account.email, csrfToken: row.csrf_token };
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    email: account.email,
+    csrfToken: row.csrf_token,
+    isAdmin: account.isAdmin,
+    disabled: account.disabledAt !== null,
+  };
 }
 
 /** Constant-time check of the X-CSRF-Token header against the session's token. */

@@ -10,6 +10,8 @@ export function balanceRoutes(rt: Runtime) {
       method: 'GET',
       url: '/v1/balance',
       summary: 'Read the account balance',
+      description:
+        'With METERING=off the balance is the one stored, which jobs never take from (grants still add to it), and metering is "off".',
       tag: 'Account',
       auth: 'apiKey',
       status: 200,
@@ -22,6 +24,7 @@ export function balanceRoutes(rt: Runtime) {
           balanceMinutes: wholeMinutes(seconds),
           balanceFormatted: formatBalance(seconds),
           updatedAt: b?.updatedAt ?? new Date().toISOString(),
+          metering: rt.config.metering ? ('on' as const) : ('off' as const),
         };
       },
     }),

@@ -4,13 +4,15 @@ import type { DbOrTx } from './schema.ts';
 export async function findCredentials(
   db: DbOrTx,
   email: string,
-): Promise<{ id: string; email: string; passwordHash: string | null } | null> {
+): Promise<{ id: string; email: string; passwordHash: string | null; disabled: boolean } | null> {
   const row = await db
     .selectFrom('accounts')
-    .select(['id', 'email', 'password_hash'])
+    .select(['id', 'email', 'password_hash', 'disabled_at'])
     .where('email', '=', email.trim().toLowerCase())
     .executeTakeFirst();
-  return row ? { id: row.id, email: row.email, passwordHash: row.password_hash } : null;
+  return row
+    ? { id: row.id, email: row.email, passwordHash: row.password_hash, disabled: row.disabled_at !== null }
+    : null;
 }
 
 export async function findPasswordHash(db: DbOrTx, accountId: string): Promise<string | null> {
