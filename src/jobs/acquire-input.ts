@@ -103,11 +103,24 @@ export function checkLimits(
   return creditsForDuration(input.durationSeconds);
 }
 
-/** The 402 answer, with what the job needs and where to buy more. */
-export function insufficientCredits(deps: Pick<JobDeps, 'config'>, required: number, balance: number): ApiError {
+/**
+ * The 402 answer, with what the job needs and where to buy more. An admin (who runs the instance)
+ * is also told how to grant credit: the dashboard's Admin page or the command line.
+ */
+export function insufficientCredits(
+  deps: Pick<JobDeps, 'config'>,
+  required: number,
+  balance: number,
+  account?: { id: string; isAdmin: boolean } | null,
+): ApiError {
+  const grant = account?.isAdmin
+    ? ` As an admin you can grant credit on the dashboard's Admin page (${deps.config.publicUrl}/admin), with ` +
+      `\`${deps.config.cliCommand} credits grant --account ${account.id} --seconds ${Math.max(required - balance, 1)}\`, ` +
+      'or turn metering off on a personal install (METERING=off).'
+    : '';
   return new ApiError(
     'INSUFFICIENT_CREDITS',
-    `This job needs ${required} credits (seconds); the balance is ${balance}.`,
+    `This job needs ${required} credits (seconds); the balance is ${balance}.${grant}`,
     {
       requiredSeconds: required,
       purchaseUrl: deps.config.purchaseUrl,

@@ -1,6 +1,7 @@
 import type { JobDeps } from './deps.ts';
 import { getBalanceSeconds, holdCredits } from '../store/credits.ts';
 import { insertJob } from '../store/jobs.ts';
+import { findAccount } from '../store/accounts.ts';
 import type { JobKind } from '../store/schema.ts';
 import { insufficientCredits } from './acquire-input.ts';
 import type { JobInputOf, JobOptionsOf } from './payloads.ts';
@@ -32,7 +33,7 @@ export type NewJob = {
 }[JobKind];
 
 /**
- * Holds the credits and inserts the job in one transaction (a job never exists without its hold;
+ * Holds the credits (unless metering is off) and inserts the job in one transaction (a job never exists without its hold;
  * two racing creations cannot overdraw the balance, and a 402 leaves nothing behind), then queues
  * its first stage: `download` while there is no stored input, else `inference`. Returns
  * `created(callbackSecret)`, the route's answer; with an Idempotency-Key claim that answer is
@@ -48,8 +49,9 @@ export async function insertHeldJob<T>(
   // Refused up front with a clear 400, like a webhook; the sender re-checks at connect time.
   if (job.callbackUrl) await assertPublicUrl(job.callbackUrl, { allowPrivate: deps.config.allowPrivateUrls });
   const answer = await deps.db.transaction().execute(async (tx) => {
-    if (!(await holdCredits(tx, job.accountId, job.hold, job.id))) {
-      throw insufficientCredits(deps, job.hold, await getBalanceSeconds(tx, job.accountId));
+    // METERING=off (a personal install): nothing is held, so nothing is ever refused for credit.
+    if (deps.config.metering && !(await holdCredits(tx, job.accountId, job.hold, job.id))) {
+      throw insufficientCredits(deps, job.hold, await getBalanceSeconds(tx, job.accountId), await findAccount(tx, job.accountId));
     }
     await insertJob(tx, {
       id: job.id,

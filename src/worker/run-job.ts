@@ -122,8 +122,11 @@ async function completeJob(
       error_message: null,
     });
     if (!moved) return; // another worker took over: it settles the job, not us
-    const settlement = await chargeHold(tx, job.account_id, job.id, outcome.chargeSeconds);
-    await setCreditsCharged(tx, job.id, settlement.charged);
+    // METERING=off charges nothing; a hold left from before it was turned off is released.
+    const charged = deps.config.metering
+      ? (await chargeHold(tx, job.account_id, job.id, outcome.chargeSeconds)).charged
+      : (await releaseHold(tx, job.account_id, job.id, 'metering is off'), 0);
+    await setCreditsCharged(tx, job.id, charged);
     await recordJobEvent(tx, job.id, 'job.completed');
   });
 }
