@@ -48,7 +48,8 @@ module.exports = {
     {
       name: 'services-below-callers',
       severity: 'error',
-      comment: 'jobs/, uploads/, webhooks/ and accounts/ are called by the workers, the API and the dashboard, never the reverse.',
+      comment:
+        'jobs/, uploads/, webhooks/ and accounts/ are called by the workers, the API and the dashboard, never the reverse.',
       from: { path: SERVICES },
       to: { path: `${CALLERS}|${COMPOSITION}` },
     },

@@ -44,7 +44,11 @@ describe.each(['sqlite', 'postgres'] as const)('admin API on %s', (dialect) => {
       note: 'order 1234',
     });
     expect(granted.status).toBe(200);
-    expect(await granted.json()).toMatchObject({ accountId: account.id, appliedSeconds: 600, balanceSeconds: free + 600 });
+    expect(await granted.json()).toMatchObject({
+      accountId: account.id,
+      appliedSeconds: 600,
+      balanceSeconds: free + 600,
+    });
 
     const keyRes = await as(admin.key, 'POST', `/v1/admin/accounts/${account.id}/keys`);
     expect(keyRes.status).toBe(201);
@@ -129,14 +133,19 @@ describe.each(['sqlite', 'postgres'] as const)('admin API on %s', (dialect) => {
 
   test('listing: paged, oldest first, searched by email substring (case-insensitive, % literal)', async () => {
     for (const n of [1, 2, 3]) {
-      expect((await as(admin.key, 'POST', '/v1/admin/accounts', { email: `page${n}-list@${dialect}.test` })).status).toBe(
-        201,
-      );
+      expect(
+        (await as(admin.key, 'POST', '/v1/admin/accounts', { email: `page${n}-list@${dialect}.test` })).status,
+      ).toBe(201);
     }
     const page1 = (await (await as(admin.key, 'GET', `/v1/admin/accounts?q=LIST@${dialect}&limit=2`)).json()) as any;
-    expect(page1.accounts.map((a: any) => a.email)).toEqual([`page1-list@${dialect}.test`, `page2-list@${dialect}.test`]);
+    expect(page1.accounts.map((a: any) => a.email)).toEqual([
+      `page1-list@${dialect}.test`,
+      `page2-list@${dialect}.test`,
+    ]);
     expect(page1.pagination).toEqual({ total: 3, limit: 2, offset: 0, hasMore: true });
-    const page2 = (await (await as(admin.key, 'GET', `/v1/admin/accounts?q=list@${dialect}&limit=2&offset=2`)).json()) as any;
+    const page2 = (await (
+      await as(admin.key, 'GET', `/v1/admin/accounts?q=list@${dialect}&limit=2&offset=2`)
+    ).json()) as any;
     expect(page2.accounts.map((a: any) => a.email)).toEqual([`page3-list@${dialect}.test`]);
     expect(page2.pagination.hasMore).toBe(false);
     const none = (await (await as(admin.key, 'GET', '/v1/admin/accounts?q=%25')).json()) as any;
@@ -210,7 +219,8 @@ describe.each(['sqlite', 'postgres'] as const)('admin API on %s', (dialect) => {
     const target = await s.newAccount(0); // has one key already
     const named = await as(admin.key, 'POST', `/v1/admin/accounts/${target.id}/keys`, { name: 'billing backend' });
     expect(await named.json()).toMatchObject({ name: 'billing backend' });
-    for (let i = 0; i < 3; i++) expect((await as(admin.key, 'POST', `/v1/admin/accounts/${target.id}/keys`)).status).toBe(201);
+    for (let i = 0; i < 3; i++)
+      expect((await as(admin.key, 'POST', `/v1/admin/accounts/${target.id}/keys`)).status).toBe(201);
     const over = await as(admin.key, 'POST', `/v1/admin/accounts/${target.id}/keys`);
     expect(over.status).toBe(409);
     expect((await errorOf(over)).code).toBe('API_KEY_LIMIT_REACHED');
@@ -218,10 +228,14 @@ describe.each(['sqlite', 'postgres'] as const)('admin API on %s', (dialect) => {
 
   test('disabling: keys and sessions get 403 ACCOUNT_DISABLED, sign-in refused; enabling restores them', async () => {
     const email = `disable-me-${dialect}@example.com`;
-    const created = (await (await as(admin.key, 'POST', '/v1/admin/accounts', { email, password: 'a fine password' })).json()) as {
+    const created = (await (
+      await as(admin.key, 'POST', '/v1/admin/accounts', { email, password: 'a fine password' })
+    ).json()) as {
       id: string;
     };
-    const { key } = (await (await as(admin.key, 'POST', `/v1/admin/accounts/${created.id}/keys`)).json()) as { key: string };
+    const { key } = (await (await as(admin.key, 'POST', `/v1/admin/accounts/${created.id}/keys`)).json()) as {
+      key: string;
+    };
     const session = dashboardClient(s);
     expect((await session.signIn(email, 'a fine password')).status).toBe(200);
 
@@ -238,7 +252,9 @@ describe.each(['sqlite', 'postgres'] as const)('admin API on %s', (dialect) => {
     expect(signIn.status).toBe(403);
     expect((await errorOf(signIn)).code).toBe('ACCOUNT_DISABLED');
     // A wrong password still says only that the credentials are wrong.
-    expect((await errorOf(await dashboardClient(s).signIn(email, 'not the password'))).code).toBe('INVALID_CREDENTIALS');
+    expect((await errorOf(await dashboardClient(s).signIn(email, 'not the password'))).code).toBe(
+      'INVALID_CREDENTIALS',
+    );
 
     const self = await as(admin.key, 'POST', `/v1/admin/accounts/${admin.id}/disable`);
     expect(self.status).toBe(409);
@@ -363,12 +379,18 @@ describe.each(['sqlite', 'postgres'] as const)('migration 009 on %s', (dialect) 
   test('the oldest account of an existing install becomes its admin', async () => {
     const t = await freshDatabase(dialect);
     try {
-      const [first, second] = [await createAccount(t.db, 'old@example.com', 0), await createAccount(t.db, 'new@example.com', 0)];
+      const [first, second] = [
+        await createAccount(t.db, 'old@example.com', 0),
+        await createAccount(t.db, 'new@example.com', 0),
+      ];
       expect(first.isAdmin).toBe(true);
       expect(second.isAdmin).toBe(false);
       // As an install before 009 left it: nobody is admin, then the migration runs again.
       await t.db.updateTable('accounts').set({ is_admin: 0 }).execute();
-      await t.db.deleteFrom('kysely_migration' as never).where(sql.ref('name'), '=', '009-admin').execute();
+      await t.db
+        .deleteFrom('kysely_migration' as never)
+        .where(sql.ref('name'), '=', '009-admin')
+        .execute();
       await sql`alter table accounts drop column is_admin`.execute(t.db);
       await sql`alter table accounts drop column disabled_at`.execute(t.db);
       await migrate(t, t.schema ? { schema: t.schema } : {});

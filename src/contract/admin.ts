@@ -128,9 +128,9 @@ export const AccountUsage = z
     chargedSeconds: z.number().int(),
     grantedSeconds: z.number().int(),
     deductedSeconds: z.number().int(),
-    byKind: z
-      .partialRecord(z.enum([...JOB_KINDS, 'deleted']), KindUsage)
-      .meta({ description: 'Per job kind: jobs created in the period and seconds charged in it (deleted: jobs since deleted).' }),
+    byKind: z.partialRecord(z.enum([...JOB_KINDS, 'deleted']), KindUsage).meta({
+      description: 'Per job kind: jobs created in the period and seconds charged in it (deleted: jobs since deleted).',
+    }),
   })
   .meta({ id: 'AccountUsage' });
 

@@ -22,7 +22,12 @@ export const SignInRequest = z.object({
   email: z.string().trim().min(1).max(320),
   password: z.string().min(1).max(1024),
 });
-export const SessionAccount = z.object({ id: z.string(), email: z.string() });
+export const SessionAccount = z.object({
+  id: z.string(),
+  email: z.string(),
+  /** An operator: the Admin pages are shown (`/dashboard/api/admin/*` answers only them). */
+  isAdmin: z.boolean(),
+});
 /** POST /session and GET /session. */
 export const SessionInfo = z.object({ account: SessionAccount, csrfToken: z.string() });
 export const ChangePasswordRequest = z.object({
@@ -38,9 +43,15 @@ export const DashboardBalance = z.object({
 });
 export const UsageDay = z.object({ date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/), seconds: z.number().int() });
 /** GET /overview: usage is the charged seconds per UTC day for the last 30 days (oldest first, zeros included). */
-export const Overview = z.object({ balance: DashboardBalance, usage: z.array(UsageDay) });
+export const Overview = z.object({
+  balance: DashboardBalance,
+  usage: z.array(UsageDay),
+  /** False where METERING=off: jobs neither hold nor charge credits. */
+  metering: z.boolean(),
+});
 
-export const LedgerType = z.enum(['GRANT', 'HOLD', 'CHARGE', 'RELEASE']);
+/** DEDUCT: an admin took credit back. */
+export const LedgerType = z.enum(['GRANT', 'HOLD', 'CHARGE', 'RELEASE', 'DEDUCT']);
 export const LedgerEntry = z.object({
   id: z.string(),
   type: LedgerType,
@@ -176,6 +187,8 @@ export const Capabilities = z.object({
   }),
   /** A job costs this many credits per second of audio, rounded up. */
   creditsPerAudioSecond: z.number(),
+  /** False where METERING=off: jobs cost nothing. */
+  metering: z.boolean(),
   /** Processing seconds per audio second, per tier (and DENOISE): this deployment's measured pace or the default. */
   secondsPerAudioSecond: z.record(z.string(), z.number()),
   balanceSeconds: z.number().int(),

@@ -41,6 +41,7 @@ export function accountRoutes(rt: Runtime) {
             balanceFormatted: formatBalance(seconds),
           },
           usage: days.map((date) => ({ date, seconds: charged.get(date) ?? 0 })),
+          metering: rt.config.metering,
         };
       },
     }),
@@ -63,7 +64,7 @@ export function accountRoutes(rt: Runtime) {
         return {
           entries: lines.map((l) => ({
             id: l.id,
-            type: l.kind.toUpperCase() as 'GRANT' | 'HOLD' | 'CHARGE' | 'RELEASE',
+            type: l.kind.toUpperCase() as 'GRANT' | 'HOLD' | 'CHARGE' | 'RELEASE' | 'DEDUCT',
             seconds: l.seconds,
             jobId: l.jobId,
             jobKind: l.jobKind,

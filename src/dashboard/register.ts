@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { registerRoutes } from '../routing/route.ts';
 import type { Runtime } from '../runtime.ts';
 import { accountRoutes } from './account-routes.ts';
+import { adminRoutes } from './admin-routes.ts';
 import { dashboardGuard } from './guard.ts';
 import { jobActionRoutes } from './job-action-routes.ts';
 import { jobRoutes } from './job-routes.ts';
@@ -23,6 +24,7 @@ export function registerDashboard(app: FastifyInstance, rt: Runtime, webDir?: st
     ...jobActionRoutes(rt),
     ...keyRoutes(rt),
     ...webhookRoutes(rt),
+    ...adminRoutes(rt),
   ]);
   registerDashboardPages(app, webDir ?? DEFAULT_WEB_DIR, dashboardCsp(rt.store.capabilities.downloadOrigins));
 }

@@ -33,7 +33,10 @@ export function sessionRoutes(rt: Runtime) {
         if (account.disabled) throw new ApiError('ACCOUNT_DISABLED');
         const session = await startSession(rt.db, account.id);
         reply.header('set-cookie', sessionCookie(session.token, SESSION_IDLE_SECONDS, secure));
-        return { account: { id: account.id, email: account.email }, csrfToken: session.csrfToken };
+        return {
+          account: { id: account.id, email: account.email, isAdmin: account.isAdmin },
+          csrfToken: session.csrfToken,
+        };
       },
     }),
     defineRoute({
@@ -45,7 +48,7 @@ export function sessionRoutes(rt: Runtime) {
       response: SessionInfo,
       handler: async ({ request }) => {
         const s = sessionOf(request);
-        return { account: { id: s.accountId, email: s.email }, csrfToken: s.csrfToken };
+        return { account: { id: s.accountId, email: s.email, isAdmin: s.isAdmin }, csrfToken: s.csrfToken };
       },
     }),
     defineRoute({

@@ -72,7 +72,8 @@ export function adminRoutes(rt: Runtime) {
       method: 'POST',
       url: '/v1/admin/accounts/:id/disable',
       summary: 'Disable an account: its keys and sessions answer 403 ACCOUNT_DISABLED, it cannot sign in',
-      description: 'Jobs it already queued still run. Disabling twice is harmless; an admin cannot disable their own account.',
+      description:
+        'Jobs it already queued still run. Disabling twice is harmless; an admin cannot disable their own account.',
       params: IdParams,
       status: 200,
       response: AdminAccount,

@@ -37,6 +37,8 @@ export async function capabilities(deps: Pick<JobDeps, 'db' | 'config' | 'models
     limits: { maxFileSizeBytes, maxDurationSeconds, minDurationSeconds },
     /** One credit per second of audio, rounded up (`creditsForDuration`). */
     creditsPerAudioSecond: 1,
+    /** False where METERING=off: jobs cost nothing, whatever the estimate says they would. */
+    metering: deps.config.metering,
     secondsPerAudioSecond: Object.fromEntries(speeds),
   };
 }

@@ -51,7 +51,12 @@ export async function insertHeldJob<T>(
   const answer = await deps.db.transaction().execute(async (tx) => {
     // METERING=off (a personal install): nothing is held, so nothing is ever refused for credit.
     if (deps.config.metering && !(await holdCredits(tx, job.accountId, job.hold, job.id))) {
-      throw insufficientCredits(deps, job.hold, await getBalanceSeconds(tx, job.accountId), await findAccount(tx, job.accountId));
+      throw insufficientCredits(
+        deps,
+        job.hold,
+        await getBalanceSeconds(tx, job.accountId),
+        await findAccount(tx, job.accountId),
+      );
     }
     await insertJob(tx, {
       id: job.id,

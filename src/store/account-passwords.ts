@@ -4,14 +4,20 @@ import type { DbOrTx } from './schema.ts';
 export async function findCredentials(
   db: DbOrTx,
   email: string,
-): Promise<{ id: string; email: string; passwordHash: string | null; disabled: boolean } | null> {
+): Promise<{ id: string; email: string; passwordHash: string | null; disabled: boolean; isAdmin: boolean } | null> {
   const row = await db
     .selectFrom('accounts')
-    .select(['id', 'email', 'password_hash', 'disabled_at'])
+    .select(['id', 'email', 'password_hash', 'disabled_at', 'is_admin'])
     .where('email', '=', email.trim().toLowerCase())
     .executeTakeFirst();
   return row
-    ? { id: row.id, email: row.email, passwordHash: row.password_hash, disabled: row.disabled_at !== null }
+    ? {
+        id: row.id,
+        email: row.email,
+        passwordHash: row.password_hash,
+        disabled: row.disabled_at !== null,
+        isAdmin: row.is_admin === 1,
+      }
     : null;
 }
 

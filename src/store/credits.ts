@@ -60,7 +60,8 @@ export async function grantCredits(
  * makes it read the balance again.
  */
 export async function deductCredits(db: DbOrTx, accountId: string, seconds: number, note: string): Promise<number> {
-  if (!Number.isInteger(seconds) || seconds <= 0) throw new Error('a deduction must be a positive whole number of seconds');
+  if (!Number.isInteger(seconds) || seconds <= 0)
+    throw new Error('a deduction must be a positive whole number of seconds');
   for (;;) {
     const take = Math.min(seconds, await getBalanceSeconds(db, accountId));
     if (take === 0) return 0;

@@ -46,9 +46,11 @@ export async function accountUsage(db: DbOrTx, accountId: string, from: string, 
   ]);
   const usage: AccountUsage = { chargedSeconds: 0, grantedSeconds: 0, deductedSeconds: 0, byKind: new Map() };
   const of = (kind: JobKind | 'deleted') => {
-    let u = usage.byKind.get(kind);
-    if (!u) usage.byKind.set(kind, (u = { jobs: 0, completed: 0, failed: 0, chargedSeconds: 0 }));
-    return u;
+    const found = usage.byKind.get(kind);
+    if (found) return found;
+    const fresh = { jobs: 0, completed: 0, failed: 0, chargedSeconds: 0 };
+    usage.byKind.set(kind, fresh);
+    return fresh;
   };
   for (const r of jobs) {
     const u = of(r.kind);

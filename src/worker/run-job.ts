@@ -123,9 +123,9 @@ async function completeJob(
     });
     if (!moved) return; // another worker took over: it settles the job, not us
     // METERING=off charges nothing; a hold left from before it was turned off is released.
-    const charged = deps.config.metering
-      ? (await chargeHold(tx, job.account_id, job.id, outcome.chargeSeconds)).charged
-      : (await releaseHold(tx, job.account_id, job.id, 'metering is off'), 0);
+    let charged = 0;
+    if (deps.config.metering) charged = (await chargeHold(tx, job.account_id, job.id, outcome.chargeSeconds)).charged;
+    else await releaseHold(tx, job.account_id, job.id, 'metering is off');
     await setCreditsCharged(tx, job.id, charged);
     await recordJobEvent(tx, job.id, 'job.completed');
   });

@@ -12,11 +12,17 @@ export class ApiError extends Error {
 }
 
 let csrfToken = '';
+let account: SessionInfoBody['account'] | null = null;
 let onSignedOut: () => void = () => {};
 
 /** The session endpoints hand out the CSRF token that every non-GET request must echo. */
 export function setSession(session: SessionInfoBody | null): void {
   csrfToken = session?.csrfToken ?? '';
+  account = session?.account ?? null;
+}
+/** The signed-in account when it is an admin (pages offer it the Admin pages' grant form), else null. */
+export function signedInAdmin(): SessionInfoBody['account'] | null {
+  return account?.isAdmin ? account : null;
 }
 export function whenSignedOut(handler: () => void): void {
   onSignedOut = handler;

@@ -11,6 +11,8 @@ import { JobDetail } from './pages/job-detail.tsx';
 import { Keys } from './pages/keys.tsx';
 import { Webhooks } from './pages/webhooks.tsx';
 import { Account } from './pages/account.tsx';
+import { AdminAccounts } from './pages/admin-accounts.tsx';
+import { AdminAccount } from './pages/admin-account.tsx';
 
 const NAV: [string, string][] = [
   ['/', 'Overview'],
@@ -21,10 +23,16 @@ const NAV: [string, string][] = [
   ['/account', 'Account'],
 ];
 
+/** Shown to admins only (the server answers the admin pages' API to no one else). */
+const ADMIN_NAV: [string, string] = ['/admin', 'Admin'];
+
 function Page({ url, session }: { url: URL; session: SessionInfoBody }) {
   const path = url.pathname.replace(/\/+$/, '') || '/';
   const jobId = /^\/jobs\/([^/]+)$/.exec(path)?.[1];
   if (jobId !== undefined) return <JobDetail id={decodeURIComponent(jobId)} />;
+  const accountId = /^\/admin\/accounts\/([^/]+)$/.exec(path)?.[1];
+  if (accountId !== undefined && session.account.isAdmin)
+    return <AdminAccount id={decodeURIComponent(accountId)} self={session.account.id} />;
   switch (path) {
     case '/':
       return <Overview />;
@@ -38,16 +46,18 @@ function Page({ url, session }: { url: URL; session: SessionInfoBody }) {
       return <Webhooks />;
     case '/account':
       return <Account email={session.account.email} />;
-    default:
-      return (
-        <>
-          <h1>Page not found</h1>
-          <p>
-            There is no page at this address. <a href="/">Go to the overview</a>.
-          </p>
-        </>
-      );
+    case '/admin':
+      if (session.account.isAdmin) return <AdminAccounts url={url} />;
+      break;
   }
+  return (
+    <>
+      <h1>Page not found</h1>
+      <p>
+        There is no page at this address. <a href="/">Go to the overview</a>.
+      </p>
+    </>
+  );
 }
 
 function App() {
@@ -134,7 +144,7 @@ function App() {
         </button>
         <nav id="main-nav" aria-label="Main" class={menuOpen ? 'open' : ''}>
           <ul>
-            {NAV.map(([href, label]) => (
+            {(session.account.isAdmin ? [...NAV, ADMIN_NAV] : NAV).map(([href, label]) => (
               <li key={href}>
                 <a href={href} aria-current={active(href) ? 'page' : undefined}>
                   {label}

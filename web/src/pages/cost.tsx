@@ -1,5 +1,6 @@
 import type { CapabilitiesBody } from '../../../src/contract/dashboard.ts';
 import { creditsForDuration } from '../../../src/domain/credits.ts';
+import { signedInAdmin } from '../api.ts';
 import { bytes, clock } from '../format.ts';
 
 /** A chosen file, with what the browser measured of it and where its submission stands. */
@@ -40,6 +41,13 @@ export function EstimatedCost({
   /** A remote address, a video or a track: the length is known only once the server reads it. */
   remote: boolean;
 }) {
+  if (!caps.metering) {
+    return (
+      <p class="cost" aria-live="polite">
+        Metering is off on this server: jobs cost no credits.
+      </p>
+    );
+  }
   if (remote) {
     return (
       <p class="cost" aria-live="polite">
@@ -65,11 +73,33 @@ export function EstimatedCost({
           Your balance after: {after} of {caps.balanceSeconds} credits.
         </>
       ) : (
-        <span class="error">Your balance ({caps.balanceSeconds} credits) does not cover this.</span>
+        <>
+          <span class="error">Your balance ({caps.balanceSeconds} credits) does not cover this.</span>
+          <GrantHint needed={credits - caps.balanceSeconds} />
+        </>
       )}
       {pace !== undefined && seconds > 0 && (
         <> Processing takes about {clock(Math.max(1, seconds * pace))} once started.</>
       )}
     </p>
+  );
+}
+
+/**
+ * Not enough credit, seen by an admin (who runs this server): where to grant it, on the Admin pages
+ * or with the command line. Others read only that the balance does not cover the job.
+ */
+export function GrantHint({ needed }: { needed: number }) {
+  const admin = signedInAdmin();
+  if (!admin) return null;
+  return (
+    <span class="grant-hint">
+      {' '}
+      As an admin, <a href={`/admin/accounts/${encodeURIComponent(admin.id)}`}>grant yourself credit</a> or run{' '}
+      <code>
+        stemforge credits grant --account {admin.id} --seconds {Math.max(1, needed)}
+      </code>
+      .
+    </span>
   );
 }

@@ -21,6 +21,11 @@ export function Overview() {
           {overview.error.message}
         </p>
       )}
+      {overview.data && !overview.data.metering && (
+        <p class="notice" role="status">
+          Metering is off on this server: jobs neither hold nor charge credits, so the balance moves only by grants.
+        </p>
+      )}
       <section class="cards" aria-label="Balance">
         <div class="card stat">
           <span class="label">Balance</span>
@@ -40,7 +45,8 @@ export function Overview() {
       <h2>Credit ledger</h2>
       <p class="muted">
         A grant adds seconds; creating a job holds its estimated seconds; the charge settles the hold at the measured
-        length, and a release gives back what a failed or shorter job did not use.
+        length, and a release gives back what a failed or shorter job did not use. A deduct is credit an admin took
+        back.
       </p>
       {ledger.error && (
         <p class="error" role="alert">
