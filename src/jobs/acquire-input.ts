@@ -114,9 +114,9 @@ export function insufficientCredits(
   account?: { id: string; isAdmin: boolean } | null,
 ): ApiError {
   const grant = account?.isAdmin
-    ? ` As an admin you can grant credit on the dashboard's Admin page (${deps.config.publicUrl}/admin), with ` +
-      `\`${deps.config.cliCommand} credits grant --account ${account.id} --seconds ${Math.max(required - balance, 1)}\`, ` +
-      'or turn metering off on a personal install (METERING=off).'
+    ? ` As an admin you can grant credit on the dashboard's Admin page (${deps.config.publicUrl}/admin), or run: ` +
+      `${deps.config.cliCommand} credits grant --account ${account.id} --seconds ${Math.max(required - balance, 1)} ` +
+      '(on a personal install, METERING=off turns credits off).'
     : '';
   return new ApiError(
     'INSUFFICIENT_CREDITS',

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type {
   AccountKeyCreatedBody,
   AccountUsageBody,
@@ -21,6 +21,8 @@ export function AdminAccount({ id, self }: { id: string; self: string }) {
   const [message, setMessage] = useState('');
   const [done, setDone] = useState('');
   const [key, setKey] = useState<AccountKeyCreatedBody | null>(null);
+  // Bumped after every change, so the usage shown counts it.
+  const [changes, setChanges] = useState(0);
   const a = account.data;
 
   const act = async (run: () => Promise<string>) => {
@@ -28,6 +30,7 @@ export function AdminAccount({ id, self }: { id: string; self: string }) {
     setDone('');
     try {
       setDone(await run());
+      setChanges((n) => n + 1);
       await account.reload();
     } catch (err) {
       setMessage(messageOf(err));
@@ -133,16 +136,19 @@ export function AdminAccount({ id, self }: { id: string; self: string }) {
           {message || done}
         </p>
       )}
-      <Usage path={path} />
+      <Usage path={path} changes={changes} />
     </>
   );
 }
 
-function Usage({ path }: { path: string }) {
+function Usage({ path, changes }: { path: string; changes: number }) {
   const [to, setTo] = useState(() => day(new Date(Date.now() + DAY_MS)));
   const [from, setFrom] = useState(() => day(new Date(Date.now() - 29 * DAY_MS)));
   const usage = useData<AccountUsageBody>(`${path}/usage?${new URLSearchParams({ from, to })}`);
   const u = usage.data;
+  useEffect(() => {
+    if (changes > 0) void usage.reload();
+  }, [changes]);
   return (
     <section aria-label="Usage">
       <h2>Usage</h2>
