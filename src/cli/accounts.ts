@@ -5,10 +5,12 @@ import { createApiKey } from '../store/api-keys.ts';
 import { setPasswordHash } from '../store/account-passwords.ts';
 import { deleteOtherSessions } from '../store/sessions.ts';
 import { MIN_PASSWORD_LENGTH } from '../contract/dashboard.ts';
-import { hashPassword } from '../dashboard/password.ts';
+import { hashPassword } from '../accounts/password.ts';
+import { setAccountAdmin, setAccountDisabled } from '../store/admin-accounts.ts';
 
 const USAGE =
-  'stemforge accounts create --email E [--password P] [--json] | accounts set-password --email E --password P | accounts list [--json]';
+  'stemforge accounts create --email E [--password P] [--json] | accounts set-password --email E --password P | ' +
+  'accounts list [--json] | accounts admin --email E [--remove] | accounts disable --email E | accounts enable --email E';
 
 function requireEmail(value: string | undefined): string {
   const email = value?.trim();
@@ -30,7 +32,12 @@ function checkPassword(password: string | undefined, required: boolean): string 
 export async function run(args: string[]): Promise<void> {
   const { values, positionals } = parseCommandArgs(
     args,
-    { email: { type: 'string' }, password: { type: 'string' }, json: { type: 'boolean' } },
+    {
+      email: { type: 'string' },
+      password: { type: 'string' },
+      json: { type: 'boolean' },
+      remove: { type: 'boolean' },
+    },
     USAGE,
   );
   const [sub] = positionals;
@@ -69,13 +76,44 @@ export async function run(args: string[]): Promise<void> {
     });
     return;
   }
+  if (sub === 'admin') {
+    const email = requireEmail(values.email);
+    await withRuntime(async (rt) => {
+      const account = await findAccountByEmail(rt.db, email);
+      if (!account) throw new Error(`no account with email ${email}`);
+      await setAccountAdmin(rt.db, account.id, !values.remove);
+      process.stdout.write(`${account.email} is ${values.remove ? 'no longer an admin' : 'an admin'}\n`);
+    });
+    return;
+  }
+  if (sub === 'disable' || sub === 'enable') {
+    const email = requireEmail(values.email);
+    await withRuntime(async (rt) => {
+      const account = await findAccountByEmail(rt.db, email);
+      if (!account) throw new Error(`no account with email ${email}`);
+      await setAccountDisabled(rt.db, account.id, sub === 'disable');
+      process.stdout.write(
+        sub === 'disable'
+          ? `${account.email} is disabled: its API keys and dashboard sessions answer 403 ACCOUNT_DISABLED\n`
+          : `${account.email} is enabled\n`,
+      );
+    });
+    return;
+  }
   if (sub === 'list') {
     await withRuntime(async (rt) => {
       const accounts = await listAccounts(rt.db);
       if (values.json) printJson(accounts);
       else
         printTable(
-          accounts.map((a) => ({ id: a.id, email: a.email, balanceSeconds: a.balanceSeconds, createdAt: a.createdAt })),
+          accounts.map((a) => ({
+            id: a.id,
+            email: a.email,
+            balanceSeconds: a.balanceSeconds,
+            admin: a.isAdmin ? 'yes' : '',
+            disabled: a.disabledAt ? 'yes' : '',
+            createdAt: a.createdAt,
+          })),
         );
     });
     return;
