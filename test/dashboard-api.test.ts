@@ -40,7 +40,8 @@ describe.each(dialects)('dashboard API: sessions, keys, webhooks (%s)', (dialect
     const res = await c.signIn(user.email.toUpperCase(), user.password);
     expect(res.status).toBe(200);
     const body = SessionInfo.parse(await res.json());
-    expect(body.account).toEqual({ id: user.id, email: user.email });
+    // The server's first account: its admin (issue 30).
+    expect(body.account).toEqual({ id: user.id, email: user.email, isAdmin: true });
     const cookie = res.headers.get('set-cookie')!;
     expect(cookie).toMatch(/^sf_session=[\w-]{43}; /);
     expect(cookie).toContain('HttpOnly');
