@@ -147,6 +147,23 @@ describe('dashboard admin pages (Chromium, real server)', () => {
     expect(await page.getByRole('button', { name: 'Disable account' }).count()).toBe(0);
   });
 
+  test('on a phone in dark mode the admin pages fit the screen and pass axe', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    for (const path of ['/admin', `/admin/accounts/${admin.id}`]) {
+      await page.goto(`${s.base}${path}`);
+      await heading(page, path === '/admin' ? 'Accounts' : admin.email);
+      await page.locator('tbody tr').first().waitFor();
+      await expectAccessible(page, `${path} (phone, dark)`);
+      expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+        390,
+      );
+    }
+    await shot(page, 'admin-account-phone-dark');
+    await page.setViewportSize({ width: 1100, height: 800 });
+    await page.emulateMedia({ colorScheme: 'light' });
+  });
+
   test('an account that is not an admin sees no Admin page', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await heading(page, 'Sign in to Stemforge');
