@@ -5,6 +5,7 @@ import { sharedPath } from '../support/shared.ts';
 import { startWorkers, type Workers } from '../src/worker/start.ts';
 import { listLedger } from '../src/store/credits.ts';
 import { loadConfig } from '../src/config.ts';
+import { newDashboardUser, signedIn } from './helpers/dashboard.ts';
 
 const input = sharedPath('audio', 'musdb-falcon69', 'mixture.wav'); // 6.01 s: 7 credits
 
@@ -15,47 +16,57 @@ test('METERING is on by default, off only when asked, and nothing else is accept
   expect(() => loadConfig({ METERING: 'false' })).toThrow(/METERING/);
 });
 
-/** A personal install: METERING=off. A real separation runs, and no credit moves. */
+/**
+ * A personal install: METERING=off. Real separations run, and no credit moves. A second server on
+ * the same data folder with metering on stands for the setting changed between a job's creation
+ * and its completion, both ways.
+ */
 describe('METERING=off', () => {
-  let s: TestServer;
-  let workers: Workers;
+  let off: TestServer;
+  let on: TestServer;
+  let workers: Workers | undefined;
   let admin: { id: string; key: string };
   let user: { id: string; key: string };
 
   beforeAll(async () => {
-    s = await startTestServer('sqlite', {
-      METERING: 'off',
-      STEMFORGE_MODELS_DIR: sharedPath('models'),
-      WORKER_CONCURRENCY: '1',
-    });
-    admin = await s.newAccount();
-    user = await s.newAccount(0);
+    const env = { STEMFORGE_MODELS_DIR: sharedPath('models'), WORKER_CONCURRENCY: '1' };
+    off = await startTestServer('sqlite', { ...env, METERING: 'off' });
+    on = await startTestServer('sqlite', { ...env, STEMFORGE_DATA_DIR: off.dataDir });
+    admin = await off.newAccount();
+    user = await off.newAccount(0);
   });
   afterAll(async () => {
     await workers?.stop();
-    await s?.close();
+    await on?.close();
+    await off?.close();
   });
 
-  test('a job with an empty balance is accepted, holds nothing, completes and charges nothing', async () => {
+  const createJob = async (s: TestServer) => {
     const upload = await uploadFile(s, user.key, input, 'free.wav');
     const res = await s.api('/v1/jobs', {
       key: user.key,
       method: 'POST',
       json: { uploadKey: upload, outputType: 'VOCALS', quality: 'FAST' },
     });
+    return { res, created: (await res.clone().json()) as { id: string; creditsRequired: number } };
+  };
+
+  test('a job with an empty balance is accepted and holds nothing; completed where metering is on again, it costs nothing', async () => {
+    const { res, created } = await createJob(off);
     expect(res.status).toBe(201);
-    const created = (await res.json()) as { id: string; creditsRequired: number };
     // What it would cost is still reported; nothing is held for it.
     expect(created.creditsRequired).toBe(7);
-    expect(await listLedger(s.rt.db, user.id)).toEqual([]);
+    expect(await listLedger(off.rt.db, user.id)).toEqual([]);
 
-    workers = await startWorkers(s.rt);
-    const { job } = await waitForJob(s, user.key, `/v1/jobs/${created.id}`);
+    workers = await startWorkers(on.rt);
+    const { job } = await waitForJob(off, user.key, `/v1/jobs/${created.id}`);
+    await workers.stop();
+    workers = undefined;
     expect(job.status).toBe('COMPLETED');
     expect(job.creditsCharged).toBe(0);
-    expect(await listLedger(s.rt.db, user.id)).toEqual([]);
+    expect(await listLedger(off.rt.db, user.id)).toEqual([]);
 
-    const balance = await s.api('/v1/balance', { key: user.key });
+    const balance = await off.api('/v1/balance', { key: user.key });
     expect(await balance.json()).toEqual({
       balanceSeconds: 0,
       balanceMinutes: 0,
@@ -63,20 +74,41 @@ describe('METERING=off', () => {
       updatedAt: expect.any(String),
       metering: 'off',
     });
+    expect(await (await on.api('/v1/balance', { key: user.key })).json()).toMatchObject({ metering: 'on' });
   });
 
-  test('grants still add to the balance, which jobs never take from', async () => {
-    const res = await s.api(`/v1/admin/accounts/${user.id}/credits`, {
+  test('grants still add to the balance; a job held before metering went off is released, not charged', async () => {
+    const res = await off.api(`/v1/admin/accounts/${user.id}/credits`, {
       key: admin.key,
       method: 'POST',
       json: { seconds: 120, note: 'for later' },
     });
     expect(res.status).toBe(200);
-    expect(await (await s.api('/v1/balance', { key: user.key })).json()).toMatchObject({
+    expect(await (await off.api('/v1/balance', { key: user.key })).json()).toMatchObject({
       balanceSeconds: 120,
       balanceFormatted: '2 minutes',
       metering: 'off',
     });
+    const { res: made, created } = await createJob(on);
+    expect(made.status).toBe(201);
+    expect(await (await on.api('/v1/balance', { key: user.key })).json()).toMatchObject({ balanceSeconds: 113 });
+
+    workers = await startWorkers(off.rt);
+    const { job } = await waitForJob(off, user.key, `/v1/jobs/${created.id}`);
+    expect(job.status).toBe('COMPLETED');
+    expect(job.creditsCharged).toBe(0);
+    const lines = (await listLedger(off.rt.db, user.id)).filter((l) => l.job_id === created.id);
+    expect(lines.map((l) => [l.kind, l.seconds, l.note])).toEqual([
+      ['hold', 7, null],
+      ['release', 7, 'metering is off'],
+    ]);
+    expect(await (await off.api('/v1/balance', { key: user.key })).json()).toMatchObject({ balanceSeconds: 120 });
+  });
+
+  test('the dashboard says metering is off', async () => {
+    const c = await signedIn(off, await newDashboardUser(off));
+    expect(await (await c.call('GET', '/overview')).json()).toMatchObject({ metering: false });
+    expect(await (await c.call('GET', '/capabilities')).json()).toMatchObject({ metering: false });
   });
 });
 

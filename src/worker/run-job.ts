@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { WorkerDeps } from './deps.ts';
 import type { JobRow } from '../store/jobs.ts';
 import { claimJob, renewLease, reportProgress, setCreditsCharged, transitionHeldJob } from '../store/jobs.ts';
-import { chargeHold, releaseHold } from '../store/credits.ts';
+import { chargeHold, heldForJob, releaseHold } from '../store/credits.ts';
 import { retryDelayMs } from '../domain/job-state.ts';
 import { recordJobEvent } from '../webhooks/outbox.ts';
 import { kindSpec, type JobKind, type Stage, type StageType } from '../domain/job-kinds.ts';
@@ -122,10 +122,14 @@ async function completeJob(
       error_message: null,
     });
     if (!moved) return; // another worker took over: it settles the job, not us
-    // METERING=off charges nothing; a hold left from before it was turned off is released.
+    // Every job created while metering is on holds at least 1 credit. One that holds nothing was
+    // created while METERING=off and costs nothing, whatever the setting is now; one that holds
+    // credit while metering is off now gets it back.
+    const held = await heldForJob(tx, job.id);
     let charged = 0;
-    if (deps.config.metering) charged = (await chargeHold(tx, job.account_id, job.id, outcome.chargeSeconds)).charged;
-    else await releaseHold(tx, job.account_id, job.id, 'metering is off');
+    if (held > 0 && deps.config.metering) {
+      charged = (await chargeHold(tx, job.account_id, job.id, outcome.chargeSeconds)).charged;
+    } else if (held > 0) await releaseHold(tx, job.account_id, job.id, 'metering is off');
     await setCreditsCharged(tx, job.id, charged);
     await recordJobEvent(tx, job.id, 'job.completed');
   });
