@@ -238,6 +238,8 @@ describe.each(['sqlite', 'postgres'] as const)('admin API on %s', (dialect) => {
     };
     const session = dashboardClient(s);
     expect((await session.signIn(email, 'a fine password')).status).toBe(200);
+    const second = dashboardClient(s);
+    expect((await second.signIn(email, 'a fine password')).status).toBe(200);
 
     const off = await as(admin.key, 'POST', `/v1/admin/accounts/${created.id}/disable`);
     expect(off.status).toBe(200);
@@ -260,9 +262,17 @@ describe.each(['sqlite', 'postgres'] as const)('admin API on %s', (dialect) => {
     expect(self.status).toBe(409);
     expect((await errorOf(self)).code).toBe('CANNOT_DISABLE_SELF');
 
+    // A refused sign-in sets no cookie; a disabled session can still sign out, nothing else.
+    const refused = dashboardClient(s);
+    await refused.signIn(email, 'a fine password');
+    expect(refused.cookie).toBeNull();
+    expect((await second.call('DELETE', '/session')).status).toBe(204);
+    expect((await second.call('GET', '/session')).status).toBe(401);
+
     const on = await as(admin.key, 'POST', `/v1/admin/accounts/${created.id}/enable`);
     expect(await on.json()).toMatchObject({ disabled: false, disabledAt: null });
     expect((await s.api('/v1/balance', { key })).status).toBe(200);
+    // The session kept through the disabling works again.
     expect((await session.call('GET', '/overview')).status).toBe(200);
   });
 

@@ -46,7 +46,9 @@ export function dashboardGuard(rt: Runtime) {
     if (request.method === 'POST' && path === `${DASHBOARD_API}/session`) return;
     const session = await resolveSession(rt.db, readCookie(request.headers.cookie, SESSION_COOKIE));
     if (!session) throw new ApiError('NOT_SIGNED_IN');
-    if (session.disabled) throw new ApiError('ACCOUNT_DISABLED');
+    // A disabled account can still sign out (and so drop its cookie), nothing else.
+    const signOut = request.method === 'DELETE' && path === `${DASHBOARD_API}/session`;
+    if (session.disabled && !signOut) throw new ApiError('ACCOUNT_DISABLED');
     if (unsafe && !sameToken(request.headers['x-csrf-token'], session.csrfToken)) {
       throw new ApiError('CSRF_TOKEN_INVALID');
     }
