@@ -19,6 +19,10 @@ const benches: [file: string, what: string][] = [
     'bench/crash-soak.ts',
     'kill -9 of the server during uploads, job creation, processing, delivery: jobs once, ledger, events',
   ],
+  [
+    'bench/admin-accounts.ts',
+    'admin API account list, last page and email search with 10,000 accounts, both databases',
+  ],
   ['bench/startup.ts', 'start-up time and memory of the API process: tsx loader vs Node type transform'],
 ];
 console.log('Stemforge benchmarks (run with: node bin/run-ts.mjs <file>)\n');

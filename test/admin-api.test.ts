@@ -401,6 +401,7 @@ describe.each(['sqlite', 'postgres'] as const)('migration 009 on %s', (dialect) 
         .deleteFrom('kysely_migration' as never)
         .where(sql.ref('name'), '=', '009-admin')
         .execute();
+      await sql`drop index accounts_created`.execute(t.db);
       await sql`alter table accounts drop column is_admin`.execute(t.db);
       await sql`alter table accounts drop column disabled_at`.execute(t.db);
       await migrate(t, t.schema ? { schema: t.schema } : {});
