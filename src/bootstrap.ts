@@ -23,7 +23,7 @@ export async function bootstrapLocalAccount(rt: Runtime): Promise<string | null>
   return [
     '',
     '  Stemforge created a local account on this first start.',
-    `  Account: ${account.id} (${account.email})`,
+    `  Account: ${account.id} (${account.email}), the admin: its key reaches /v1/admin, its sign-in the Admin page`,
     `  API key: ${key}`,
     `  This key is shown only once: store it now. More keys: ${rt.config.cliCommand} keys create --account ${account.id}`,
     '',

@@ -123,6 +123,11 @@ describe('dashboard pages, first start and operator CLI', () => {
     const c = dashboardClient(s);
     expect((await c.signIn('owner@example.com', password)).status).toBe(200);
     expect(await bootstrapLocalAccount(s.rt)).toBeNull();
+    // The first account is the admin (issue 30): its key reaches the admin API, and the banner says so.
+    expect(banner).toContain('(owner@example.com), the admin');
+    const key = /API key: (\S+)/.exec(banner!)?.[1];
+    expect((await s.api('/v1/admin/accounts', { key })).status).toBe(200);
+    expect(await (await c.call('GET', '/session')).json()).toMatchObject({ account: { isAdmin: true } });
   });
 
   test('stemforge accounts create --password and set-password; set-password ends the sessions', async () => {
