@@ -12,7 +12,9 @@ import S3rver from 's3rver';
  * adapter's conformance run. s3rver lacks two things the suite relies on, which this helper adds in
  * front of it, following the S3 documentation:
  * - it accepts any SigV4 signature ("V4 signatures have incomplete support"), so a tampered
- *   presigned URL would pass; presigned query-string requests are verified here;
+ *   presigned URL would pass; presigned query-string requests are verified here, signed headers
+ *   (a presigned PUT's Content-Type and Content-Length) and expiry (X-Amz-Date + X-Amz-Expires)
+ *   included;
  * - it has no AbortMultipartUpload; here it removes the upload's parts.
  */
 export interface TestS3Server {
@@ -127,14 +129,21 @@ function presignedSignatureMiddleware(secretKey: string) {
     const stringToSign = ['AWS4-HMAC-SHA256', get('X-Amz-Date') ?? '', scope, sha256(canonicalRequest)].join('\n');
     let key: Buffer = hmac(`AWS4${secretKey}`, date);
     for (const part of [region, service, 'aws4_request']) key = hmac(key, part);
-    if (hmac(key, stringToSign).toString('hex') !== signature) {
-      ctx.status = 403;
-      ctx.type = 'application/xml';
-      ctx.body = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SignatureDoesNotMatch</Code></Error>';
-      return;
-    }
+    if (hmac(key, stringToSign).toString('hex') !== signature) return refuse(ctx, 'SignatureDoesNotMatch');
+    // S3 checks the signature first, then the expiry ("Request has expired", 403 AccessDenied).
+    const signedAt = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(get('X-Amz-Date') ?? '');
+    const expires = Number(get('X-Amz-Expires'));
+    if (!signedAt || !Number.isInteger(expires)) return refuse(ctx, 'AuthorizationQueryParametersError');
+    const [, y, mo, d, h, mi, sec] = signedAt.map(Number) as number[];
+    if (Date.UTC(y!, mo! - 1, d!, h!, mi!, sec!) + expires * 1000 < Date.now()) return refuse(ctx, 'AccessDenied');
     return next();
   };
+}
+
+function refuse(ctx: KoaContext, code: string): void {
+  ctx.status = 403;
+  ctx.type = 'application/xml';
+  ctx.body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code></Error>`;
 }
 
 function rfc3986(s: string): string {
