@@ -4,6 +4,11 @@ import { Timestamp } from './common.ts';
 export const UploadGrantRequest = z.object({
   filename: z.string().trim().min(1).max(255),
   contentType: z.string().trim().min(1).max(100).optional(),
+  /**
+   * The file's exact size, when the client knows it: a larger one than the limit is refused here,
+   * and where uploads go straight to S3 the size is bound into the URL's signature.
+   */
+  fileSizeBytes: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
 });
 
 export const UploadGrant = z

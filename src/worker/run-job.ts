@@ -12,6 +12,7 @@ import { readJob } from '../jobs/read-job.ts';
 import type { StageCompleted, StageHandler, StageHandlers } from './stage.ts';
 import { errorCodeOf, JobTimeoutError, PermanentJobError, readableError, ShutdownError } from './job-errors.ts';
 import type { ProgressPhase } from '../domain/vocabulary.ts';
+import { settleMeasuredInput } from './settle-measured.ts';
 
 const LEASE_MS = 30_000;
 const HEARTBEAT_MS = 10_000;
@@ -68,7 +69,14 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
   try {
     if (!handler) throw new PermanentJobError(`no handler for ${job.kind} jobs at stage ${stage}`);
     await mkdir(workDir, { recursive: true });
-    const outcome = await handler(deps, { job: readJob(job), workDir, signal: controller.signal, progress });
+    const settle = (seconds: number) => settleMeasuredInput(deps, job, workerId, seconds);
+    const outcome = await handler(deps, {
+      job: readJob(job),
+      workDir,
+      signal: controller.signal,
+      progress,
+      settleMeasuredInput: settle,
+    });
     if (outcome.type === 'next-stage') {
       await transitionHeldJob(deps.db, job.id, workerId, {
         source_key: outcome.source.key,
