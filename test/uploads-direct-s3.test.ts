@@ -139,8 +139,9 @@ describe('uploads straight to S3 in scale-out', () => {
     expect((await putTo(g.uploadUrl, g.contentType, await readFile(path))).status).toBe(200);
     const created = await createJob(user.key, g.uploadKey);
     expect(created.status).toBe(201);
-    // The hold is an estimate from the size; the worker settles it to the decoded length.
+    // The hold is an estimate from the size (15 here), which the worker settles to the decoded 14.
     expect(created.body.creditsRequired).toBeGreaterThan(0);
+    expect(created.body.creditsRequired).not.toBe(14);
     const { job } = await waitForJob(s, user.key, `/v1/jobs/${created.body.id}`);
     expect(job.errorMessage).toBeNull();
     expect(job.status).toBe('COMPLETED');
@@ -167,6 +168,36 @@ describe('uploads straight to S3 in scale-out', () => {
     expect(job.errorMessage).toContain('needs 8 credits');
     expect(job.creditsCharged).toBe(0);
     expect(await getBalanceSeconds(s.rt.db, user.id)).toBe(5);
+  });
+
+  test('a balance below the shortest acceptable file is refused at creation with 402; nothing is held', async () => {
+    const path = await makeTone(join(dir, 'short.mp3'), 3);
+    const user = await s.newAccount(0);
+    const { body: g } = await grant(user.key, { filename: 'short.mp3' });
+    expect((await putTo(g.uploadUrl, g.contentType, await readFile(path))).status).toBe(200);
+    const created = await createJob(user.key, g.uploadKey);
+    expect(created.status).toBe(402);
+    expect(created.body.error.code).toBe('INSUFFICIENT_CREDITS');
+    expect(await getBalanceSeconds(s.rt.db, user.id)).toBe(0);
+  });
+
+  test('voice cleaning from a direct upload is measured by the worker too, and charged the decoded length', async () => {
+    const path = await makeTone(join(dir, 'speech.wav'), 3, { channels: 1 });
+    const user = await s.newAccount(300);
+    const { body: g } = await grant(user.key, { filename: 'speech.wav' });
+    expect((await putTo(g.uploadUrl, g.contentType, await readFile(path))).status).toBe(200);
+    const res = await s.api('/v1/denoise-jobs', {
+      key: user.key,
+      method: 'POST',
+      // The declared length is never billed.
+      json: { inputFileName: 'speech.wav', inputFilePath: g.uploadKey, inputFileSize: 1, durationSeconds: 1 },
+    });
+    expect(res.status).toBe(200);
+    const created: any = await res.json();
+    const { job } = await waitForJob(s, user.key, `/v1/denoise-jobs/${created.jobId}`);
+    expect(job.status).toBe('COMPLETED');
+    expect(job.creditsCharged).toBe(3);
+    expect(await getBalanceSeconds(s.rt.db, user.id)).toBe(297);
   });
 
   test('the store refuses a PUT with another Content-Type or size than granted; the job then finds no file', async () => {
