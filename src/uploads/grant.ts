@@ -88,15 +88,15 @@ export async function grantUpload(
     expiresAt: new Date(now + UPLOAD_URL_TTL_SECONDS * 1000),
     now: new Date(now),
   });
-  const direct = directUploads(deps) && deps.store.signedUploadUrl;
+  const direct = directUploads(deps);
   if (direct) {
     row.status = 'direct';
     row.storage_key = `${uploadPrefix(row)}${DIRECT_UPLOAD_OBJECT}`;
   }
   await insertUpload(deps.db, row);
   let uploadUrl: string;
-  if (direct) {
-    const signed = await direct.call(deps.store, row.storage_key, {
+  if (direct && deps.store.signedUploadUrl) {
+    const signed = await deps.store.signedUploadUrl(row.storage_key, {
       contentType: row.content_type,
       contentLength: body.fileSizeBytes,
       expiresInSeconds: UPLOAD_URL_TTL_SECONDS,

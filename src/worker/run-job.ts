@@ -69,9 +69,10 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
   try {
     if (!handler) throw new PermanentJobError(`no handler for ${job.kind} jobs at stage ${stage}`);
     await mkdir(workDir, { recursive: true });
-    const settle = (seconds: number) => settleMeasuredInput(deps, job, workerId, seconds);
+    const typed = readJob(job);
+    const settle = (seconds: number) => settleMeasuredInput(deps, job, typed.input, workerId, seconds);
     const outcome = await handler(deps, {
-      job: readJob(job),
+      job: typed,
       workDir,
       signal: controller.signal,
       progress,

@@ -15,12 +15,14 @@ import { PermanentJobError, ShutdownError } from './job-errors.ts';
  */
 export async function settleMeasuredInput(
   deps: Pick<WorkerDeps, 'db'>,
-  job: Pick<JobRow, 'id' | 'account_id' | 'input_json'>,
+  job: Pick<JobRow, 'id' | 'account_id'>,
+  /** The job's input payload as `readJob` parsed it; stored again with the measured bill. */
+  parsedInput: { billedSeconds: number },
   owner: string,
   durationSeconds: number,
 ): Promise<number> {
   const credits = creditsForDuration(durationSeconds);
-  const input = { ...(JSON.parse(job.input_json) as Record<string, unknown>), billedSeconds: credits };
+  const input = { ...parsedInput, billedSeconds: credits };
   let recorded: boolean;
   try {
     recorded = await deps.db.transaction().execute(async (tx) => {
