@@ -32,14 +32,24 @@ export interface TestS3Server {
 const ACCESS_KEY = 'S3RVER';
 const SECRET_KEY = 'S3RVER';
 
-export async function startS3Server(bucket = 'stemforge-test'): Promise<TestS3Server> {
+/**
+ * `corsOrigin`: a bucket CORS rule allowing PUT and GET (with `Content-Type`) from that origin, as
+ * docs/deploy.md asks of a bucket that browsers upload to.
+ */
+export async function startS3Server(
+  bucket = 'stemforge-test',
+  opts: { corsOrigin?: string } = {},
+): Promise<TestS3Server> {
   const directory = await mkdtemp(join(tmpdir(), 'stemforge-s3-'));
+  const cors = opts.corsOrigin
+    ? `<CORSConfiguration><CORSRule><AllowedOrigin>${opts.corsOrigin}</AllowedOrigin><AllowedMethod>PUT</AllowedMethod><AllowedMethod>GET</AllowedMethod><AllowedHeader>content-type</AllowedHeader><ExposeHeader>ETag</ExposeHeader></CORSRule></CORSConfiguration>`
+    : undefined;
   const s3 = new S3rver({
     address: '127.0.0.1',
     port: 0,
     silent: true,
     directory,
-    configureBuckets: [{ name: bucket }],
+    configureBuckets: [{ name: bucket, ...(cors ? { configs: [cors] } : {}) }],
   });
   const uploadsDir = join(directory, bucket, '._S3rver_uploads');
   // Koa composes its middleware when the server starts, so these run before s3rver's own.
@@ -103,7 +113,8 @@ function presignedSignatureMiddleware(secretKey: string) {
       });
     const get = (name: string) => params.find(([k]) => k === name)?.[1];
     const signature = get('X-Amz-Signature');
-    if (signature === undefined) return next();
+    // A CORS preflight carries the URL but is never signed; S3 answers it from the bucket's rules.
+    if (signature === undefined || ctx.method === 'OPTIONS') return next();
 
     const canonicalQuery = params
       .filter(([k]) => k !== 'X-Amz-Signature')
