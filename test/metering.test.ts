@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { startS3Server, type TestS3Server } from './helpers/s3-server.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { uploadFile, waitForJob } from './helpers/jobs.ts';
 import { sharedPath } from '../support/shared.ts';
@@ -145,5 +148,69 @@ describe('the 402 answer tells an admin how to grant credit', () => {
   test('any other account reads only what it needs and the balance', async () => {
     const e = await create(user);
     expect(e.message).toBe('This job needs 7 credits (seconds); the balance is 0.');
+  });
+});
+
+/**
+ * METERING=off in scale-out with uploads straight to S3 (issue 30, item 3): the unmeasured upload
+ * is neither refused for an empty balance nor held for once the worker measures it. PostgreSQL,
+ * BullMQ on Redis and s3rver on loopback.
+ */
+describe('METERING=off with an upload straight to S3 (scale-out)', () => {
+  let s3: TestS3Server;
+  let s: TestServer;
+  let workers: Workers | undefined;
+
+  beforeAll(async () => {
+    s3 = await startS3Server('stemforge-metering');
+    s = await startTestServer('postgres', {
+      METERING: 'off',
+      STEMFORGE_MODE: 'scale-out',
+      REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+      REDIS_PREFIX: `sftest-${randomBytes(4).toString('hex')}`,
+      STORAGE: 's3',
+      S3_BUCKET: s3.bucket,
+      S3_REGION: s3.region,
+      S3_ENDPOINT: s3.endpoint,
+      S3_ACCESS_KEY_ID: s3.accessKeyId,
+      S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+      STEMFORGE_SIGNING_SECRET: randomBytes(32).toString('hex'),
+      STEMFORGE_MODELS_DIR: sharedPath('models'),
+      WORKER_CONCURRENCY: '1',
+    });
+    workers = await startWorkers(s.rt);
+  });
+  afterAll(async () => {
+    await workers?.stop();
+    await s?.close();
+    await s3?.close();
+  });
+
+  test('an empty balance, a measured length, no hold and no charge', async () => {
+    await s.newAccount(); // the admin
+    const user = await s.newAccount(0);
+    const grant = (await (
+      await s.api('/v1/upload', { key: user.key, method: 'POST', json: { filename: 'clip.wav' } })
+    ).json()) as { uploadUrl: string; uploadKey: string; contentType: string };
+    expect(grant.uploadUrl.startsWith(s3.endpoint)).toBe(true);
+    const put = await fetch(grant.uploadUrl, {
+      method: 'PUT',
+      headers: { 'content-type': grant.contentType },
+      body: await readFile(input),
+    });
+    expect(put.status).toBe(200);
+    const res = await s.api('/v1/jobs', {
+      key: user.key,
+      method: 'POST',
+      json: { uploadKey: grant.uploadKey, outputType: 'VOCALS', quality: 'FAST' },
+    });
+    expect(res.status).toBe(201);
+    const created = (await res.json()) as { id: string };
+    const { job } = await waitForJob(s, user.key, `/v1/jobs/${created.id}`);
+    expect(job.status).toBe('COMPLETED');
+    // Measured by the worker: 6.01 s, 7 credits it would have cost.
+    expect(job.input.durationSeconds).toBe(7);
+    expect(job.creditsCharged).toBe(0);
+    expect(await listLedger(s.rt.db, user.id)).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import type { JobDeps } from './deps.ts';
 import { creditsForDuration } from '../domain/credits.ts';
 import { getBalanceSeconds } from '../store/credits.ts';
+import { findAccount } from '../store/accounts.ts';
 import { insufficientCredits, type UnmeasuredInput } from './acquire-input.ts';
 
 /** Bytes per second of a 128 kbit/s file: the rate the hold for an unmeasured file assumes. */
@@ -24,7 +25,10 @@ export async function holdForUnmeasured(
   const { minDurationSeconds, maxDurationSeconds } = deps.config.limits;
   const least = creditsForDuration(minDurationSeconds);
   const estimate = Math.ceil(input.fileSizeBytes / ESTIMATE_BYTES_PER_SECOND);
+  const sized = Math.max(least, Math.min(estimate, creditsForDuration(maxDurationSeconds)));
+  // METERING=off: nothing is held (insertHeldJob); the estimate only sizes the job until measured.
+  if (!deps.config.metering) return sized;
   const balance = await getBalanceSeconds(deps.db, accountId);
-  if (balance < least) throw insufficientCredits(deps, least, balance);
-  return Math.min(balance, Math.max(least, Math.min(estimate, creditsForDuration(maxDurationSeconds))));
+  if (balance < least) throw insufficientCredits(deps, least, balance, await findAccount(deps.db, accountId));
+  return Math.min(balance, sized);
 }

@@ -1,6 +1,6 @@
 import type { WorkerDeps } from './deps.ts';
 import type { JobRow } from '../store/jobs.ts';
-import { getBalanceSeconds, holdCredits, releaseHold } from '../store/credits.ts';
+import { getBalanceSeconds, heldForJob, holdCredits, releaseHold } from '../store/credits.ts';
 import { recordMeasuredInput } from '../store/measured-input.ts';
 import { creditsForDuration } from '../domain/credits.ts';
 import { PermanentJobError, ShutdownError } from './job-errors.ts';
@@ -14,7 +14,7 @@ import { PermanentJobError, ShutdownError } from './job-errors.ts';
  * have answered 402 had the length been known there. Returns the credits now required.
  */
 export async function settleMeasuredInput(
-  deps: Pick<WorkerDeps, 'db'>,
+  deps: Pick<WorkerDeps, 'db' | 'config'>,
   job: Pick<JobRow, 'id' | 'account_id'>,
   /** The job's input payload as `readJob` parsed it; stored again with the measured bill. */
   parsedInput: { billedSeconds: number },
@@ -32,8 +32,11 @@ export async function settleMeasuredInput(
         inputJson: JSON.stringify(input),
       });
       if (!mine) return false;
+      // A job created while METERING=off holds nothing and stays free; with metering off now, its
+      // estimate is released and nothing is held (the completion charges only what is held).
+      const held = await heldForJob(tx, job.id);
       await releaseHold(tx, job.account_id, job.id, 'estimate settled to the measured length');
-      if (!(await holdCredits(tx, job.account_id, credits, job.id))) {
+      if (held > 0 && deps.config.metering && !(await holdCredits(tx, job.account_id, credits, job.id))) {
         // Roll the release and the record back; the failure releases the estimate with the job.
         throw new Uncovered(await getBalanceSeconds(tx, job.account_id));
       }
