@@ -19,7 +19,7 @@ import type { DenoiseInput, DenoiseOptions } from './payloads.ts';
  * an error.
  */
 export async function createDenoiseJob(
-  deps: Pick<JobDeps, 'config' | 'db' | 'queue' | 'log' | 'models'>,
+  deps: Pick<JobDeps, 'config' | 'db' | 'queue' | 'log' | 'models' | 'metrics'>,
   accountId: string,
   body: z.infer<typeof CreateDenoiseJobRequest>,
   idempotent?: IdempotentAnswer,

@@ -58,6 +58,7 @@ async function separateInput(
   const outDir = join(workDir, 'out');
   // With denoiseVocals the vocal stem is separated losslessly first, then cleaned and encoded.
   const denoise = Boolean(options.denoiseVocals) && stems.includes('vocals');
+  const separationStarted = performance.now();
   const separated = await engines.separate({
     inputPath,
     outDir,
@@ -68,6 +69,13 @@ async function separateInput(
     signal,
     onProgress: segmentProgress(span, 15, denoise ? 70 : 80, estimatedSegments(job.duration_seconds, options)),
   });
+  const audioSeconds = job.duration_seconds ?? input.billedSeconds;
+  if (audioSeconds > 0) {
+    deps.metrics.separationRealTimeFactor.observe(
+      { tier: options.quality, model: separationModelFor(options.outputType).name },
+      (performance.now() - separationStarted) / 1000 / audioSeconds,
+    );
+  }
   const files: Record<string, string> = { ...separated.files } as Record<string, string>;
   if (denoise) {
     span.enter('cleaning', 70, 80, 1000 * (job.duration_seconds ?? 60) * 0.05);
