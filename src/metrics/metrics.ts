@@ -49,7 +49,14 @@ export function createMetrics(opts: MetricsOptions): Metrics {
   const registry = new Registry();
   const registers = [registry];
   const name = (n: string) => `${METRIC_PREFIX}${n}`;
-  if (opts.processMetrics) collectDefaultMetrics({ register: registry, prefix: METRIC_PREFIX });
+  if (opts.processMetrics) {
+    collectDefaultMetrics({ register: registry, prefix: METRIC_PREFIX });
+    // Gauges named like counters, which `promtool check metrics` refuses; the same counts stay
+    // available by type in `nodejs_active_handles` / `_requests` / `_resources`.
+    for (const n of ['active_handles_total', 'active_requests_total', 'active_resources_total']) {
+      registry.removeSingleMetric(`${METRIC_PREFIX}nodejs_${n}`);
+    }
+  }
   return {
     registry,
     httpRequests: new Counter({
