@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { uploadFile, waitForJob } from './helpers/jobs.ts';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.ts';
@@ -173,6 +175,17 @@ describe('Prometheus metrics, embedded: token, exposition, a real job, a real Pr
     const up = await prometheus.waitFor('up', (r) => r.length === 2);
     const byJob = Object.fromEntries(up.map((x) => [x.metric.job, x.value[1]]));
     expect(byJob).toEqual({ stemforge: '1', 'stemforge-no-token': '0' });
+  });
+
+  test("the Grafana dashboard's queries parse and run on that Prometheus", async () => {
+    const dashboard = JSON.parse(
+      await readFile(join(import.meta.dirname, '..', 'docs', 'grafana-dashboard.json'), 'utf8'),
+    );
+    const exprs: string[] = dashboard.panels.flatMap((p: any) => (p.targets ?? []).map((t: any) => t.expr));
+    expect(exprs.length).toBeGreaterThan(20);
+    for (const expr of exprs) await prometheus!.query(expr); // throws on a query Prometheus refuses
+    // And they find data: the queue panel's series exist.
+    expect(await prometheus!.query('max by (queue) (stemforge_queue_depth)')).toHaveLength(2);
   });
 });
 
