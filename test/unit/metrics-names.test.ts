@@ -109,6 +109,6 @@ describe('the Grafana dashboard (docs/grafana-dashboard.json)', () => {
     }
     const ids = dashboard.panels.map((p: any) => p.id);
     expect(new Set(ids).size).toBe(ids.length);
-    for (const p of panels) expect(p.datasource.uid).toBe('${DS_PROMETHEUS}');
+    for (const p of panels) expect(p.datasource.uid).toMatch(/^\$\{DS_PROMETHEUS\}$/);
   });
 });
