@@ -9,6 +9,8 @@ import { promtoolCheck, sampleValue, startPrometheus, type PrometheusServer } fr
 import { sharedPath } from '../support/shared.ts';
 import { startWorkers, type Workers } from '../src/worker/start.ts';
 import { findJob } from '../src/store/jobs.ts';
+import { createEngines } from '../src/engines/create-engines.ts';
+import type { Engines } from '../src/engines/engines.ts';
 
 /**
  * Issue 30, item 1: `/metrics` in the Prometheus text format, behind METRICS_TOKEN, checked with
@@ -186,6 +188,71 @@ describe('Prometheus metrics, embedded: token, exposition, a real job, a real Pr
     for (const expr of exprs) await prometheus!.query(expr); // throws on a query Prometheus refuses
     // And they find data: the queue panel's series exist.
     expect(await prometheus!.query('max by (queue) (stemforge_queue_depth)')).toHaveLength(2);
+  });
+});
+
+describe('Prometheus metrics of failures: retries, a failed job, a cancelled one, their released credits', () => {
+  const token = randomBytes(24).toString('hex');
+  let s: TestServer;
+  let workers: Workers | undefined;
+  afterAll(async () => {
+    await workers?.stop();
+    await s?.close();
+  });
+
+  test('each is counted once, by kind and tier, with the seconds it gave back', async () => {
+    const failing = (config: any): Engines => ({
+      ...createEngines(config),
+      separate: async () => {
+        throw new Error('simulated inference failure');
+      },
+    });
+    s = await startTestServer(
+      'sqlite',
+      { METRICS_TOKEN: token, JOB_MAX_ATTEMPTS: '2', JOB_RETRY_BASE_MS: '50', RATE_LIMIT_PER_MINUTE: '100000' },
+      {},
+      { engines: failing },
+    );
+    const user = await s.newAccount(300);
+    const upload = await uploadFile(s, user.key, sharedPath('audio', 'musdb-falcon69', 'mixture.wav'), 'f.wav');
+    const create = async () => {
+      const res = await s.api('/v1/jobs', {
+        key: user.key,
+        method: 'POST',
+        json: { uploadKey: upload, outputType: 'VOCALS', quality: 'BEST' },
+      });
+      expect(res.status).toBe(201);
+      return (await res.json()) as any;
+    };
+    // Cancelled before any worker runs.
+    const cancelled = await create();
+    expect((await s.api(`/v1/jobs/${cancelled.id}/cancel`, { key: user.key, method: 'POST' })).status).toBe(200);
+    workers = await startWorkers(s.rt);
+    const failed = await create();
+    const { job } = await waitForJob(s, user.key, `/v1/jobs/${failed.id}`, 60_000);
+    expect(job.status).toBe('FAILED');
+
+    const res = await fetch(`${s.base}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+    const text = await res.text();
+    const labels = { kind: 'stem', tier: 'BEST' };
+    expect(sampleValue(text, 'stemforge_jobs_created_total', labels)).toBe(2);
+    expect(sampleValue(text, 'stemforge_jobs_failed_total', labels)).toBe(1);
+    expect(sampleValue(text, 'stemforge_jobs_completed_total', labels)).toBeUndefined();
+    expect(sampleValue(text, 'stemforge_job_attempts_retried_total', { kind: 'stem', stage: 'inference' })).toBe(1);
+    const stage = { kind: 'stem', stage: 'inference' };
+    expect(sampleValue(text, 'stemforge_job_stage_duration_seconds_count', { ...stage, outcome: 'retried' })).toBe(1);
+    expect(sampleValue(text, 'stemforge_job_stage_duration_seconds_count', { ...stage, outcome: 'failed' })).toBe(1);
+    expect(sampleValue(text, 'stemforge_job_duration_seconds_count', { ...labels, status: 'FAILED' })).toBe(1);
+    expect(sampleValue(text, 'stemforge_credits_held_seconds_total')).toBe(
+      cancelled.creditsRequired + failed.creditsRequired,
+    );
+    expect(sampleValue(text, 'stemforge_credits_released_seconds_total', { reason: 'cancelled' })).toBe(
+      cancelled.creditsRequired,
+    );
+    expect(sampleValue(text, 'stemforge_credits_released_seconds_total', { reason: 'failed' })).toBe(
+      failed.creditsRequired,
+    );
+    expect(sampleValue(text, 'stemforge_credits_charged_seconds_total')).toBe(0);
   });
 });
 
