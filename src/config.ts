@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { resolve, join } from 'node:path';
 import { z } from 'zod';
+import { EXECUTION_PROVIDERS, type ExecutionProvider } from './domain/vocabulary.ts';
 import { STORAGE_BACKEND_NAMES, STORAGE_BACKENDS } from './storage/backends.ts';
 
 /**
@@ -57,7 +58,7 @@ const envSchema = z.object({
   S3_FORCE_PATH_STYLE: bool.default(true),
   STEMFORGE_MODELS_DIR: optionalString,
   STEMFORGE_CACHE_DIR: optionalString,
-  ORT_EXECUTION_PROVIDER: z.enum(['cpu', 'cuda', 'webgpu']).default('cpu'),
+  ORT_EXECUTION_PROVIDER: z.enum(EXECUTION_PROVIDERS).default('cpu'),
   ORT_THREADS: int(0, 256).default(0),
   SEPARATION_IDLE_SECONDS: int(0).default(300),
   YTDLP_PATH: z.string().min(1).default('yt-dlp'),
@@ -168,8 +169,7 @@ export interface Config {
   /** What the service derives from the models and may rebuild: prepared graph copies and the record of verified checksums. */
   cacheDir: string;
   onnx: {
-    /** The model registry's `ExecutionProvider`. */
-    executionProvider: 'cpu' | 'cuda' | 'webgpu';
+    executionProvider: ExecutionProvider;
     threads: number;
     /** A warm separation process exits after this long without a job (0: never), returning its memory. */
     separationIdleSeconds: number;

@@ -53,3 +53,7 @@ export const isWebhookEvent = (v: unknown): v is WebhookEventName => (WEBHOOK_EV
 
 /** `errorDetails.code` of a job its owner cancelled (it is FAILED, phase `cancelled`). */
 export const JOB_CANCELLED_CODE = 'JOB_CANCELLED';
+
+/** The onnxruntime execution providers a worker can be started with (`ORT_EXECUTION_PROVIDER`). */
+export const EXECUTION_PROVIDERS = ['cpu', 'cuda', 'webgpu'] as const;
+export type ExecutionProvider = (typeof EXECUTION_PROVIDERS)[number];

@@ -138,7 +138,7 @@ export function createMetrics(opts: MetricsOptions): Metrics {
     }),
     creditsHeld: new Counter({
       name: name('credits_held_seconds_total'),
-      help: 'Credit seconds held for new jobs.',
+      help: 'Credit seconds held for jobs (at creation, and when a direct upload’s estimate is settled).',
       registers,
     }),
     creditsCharged: new Counter({
@@ -148,7 +148,7 @@ export function createMetrics(opts: MetricsOptions): Metrics {
     }),
     creditsReleased: new Counter({
       name: name('credits_released_seconds_total'),
-      help: 'Credit seconds released back to balances, by reason (unused, failed, cancelled).',
+      help: 'Credit seconds released back to balances, by reason (unused, failed, cancelled, estimate).',
       labelNames: ['reason'],
       registers,
     }),

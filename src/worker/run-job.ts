@@ -13,6 +13,7 @@ import type { StageCompleted, StageHandler, StageHandlers } from './stage.ts';
 import { errorCodeOf, JobTimeoutError, PermanentJobError, readableError, ShutdownError } from './job-errors.ts';
 import type { ProgressPhase } from '../domain/vocabulary.ts';
 import { storedTierLabel } from '../metrics/labels.ts';
+import { settleMeasuredInput } from './settle-measured.ts';
 
 const LEASE_MS = 30_000;
 const HEARTBEAT_MS = 10_000;
@@ -77,7 +78,15 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
   try {
     if (!handler) throw new PermanentJobError(`no handler for ${job.kind} jobs at stage ${stage}`);
     await mkdir(workDir, { recursive: true });
-    const result = await handler(deps, { job: readJob(job), workDir, signal: controller.signal, progress });
+    const typed = readJob(job);
+    const settle = (seconds: number) => settleMeasuredInput(deps, job, typed.input, workerId, seconds);
+    const result = await handler(deps, {
+      job: typed,
+      workDir,
+      signal: controller.signal,
+      progress,
+      settleMeasuredInput: settle,
+    });
     if (result.type === 'next-stage') {
       await transitionHeldJob(deps.db, job.id, workerId, {
         source_key: result.source.key,

@@ -10,10 +10,10 @@ import { QUALITY_SETTINGS } from '../separation/quality.ts';
 import { planSegments } from '../separation/segment-plan.ts';
 import { segmentFrames, separationModelFor } from '../models/registry.ts';
 import { outputFileName, type StoredOutputs } from '../jobs/outputs.ts';
-import { PermanentJobError } from './job-errors.ts';
 import type { EngineStem } from '../engines/engines.ts';
 import { analyzeStems } from './analyze-step.ts';
 import { limitInputToBill } from './billed-input.ts';
+import { fetchMeasuredInput } from './measure-input.ts';
 
 /**
  * The separation stage shared by stem, video and track jobs: input from storage, HTDemucs
@@ -29,15 +29,20 @@ export async function separateStage(
   extra: { fullAudio?: boolean } = {},
 ): Promise<StageCompleted> {
   const { workDir, signal } = ctx;
-  const { row: job, input, options } = ctx.job;
-  if (!job.source_key) throw new PermanentJobError('the job has no input file');
+  const { input, options } = ctx.job;
   const inputPath = join(workDir, 'input');
-  ctx.progress(job.progress, 'downloading');
-  await deps.store.downloadToFile(job.source_key, inputPath);
+  ctx.progress(ctx.job.row.progress, 'downloading');
+  // An upload PUT straight to S3 is measured and its credits settled here, before separation.
+  const job = await fetchMeasuredInput(deps, ctx, inputPath);
   await limitInputToBill(deps, job, inputPath, signal);
   const span = new ProgressSpan(ctx.progress);
   try {
-    return await separateInput(deps, ctx, { inputPath, input, options, span }, extra);
+    return await separateInput(
+      deps,
+      { ...ctx, job: { ...ctx.job, row: job } },
+      { inputPath, input, options, span },
+      extra,
+    );
   } finally {
     span.stop();
   }
