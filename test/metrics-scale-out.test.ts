@@ -171,6 +171,62 @@ describe('metrics in scale-out: the API and a worker process each serve their ow
     ).toBeGreaterThan(0);
   });
 
+  test('a direct upload: the API holds an estimate, the worker settles it; held equals charged plus released', async () => {
+    const clip = await trimClip(
+      sharedPath('audio', 'denoise', 'noisy_snr0.wav'),
+      join(dirs[0]!, 'noisy-direct.wav'),
+      6,
+    );
+    const grant: any = await (
+      await call('/v1/upload', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ filename: 'direct.wav' }),
+      })
+    ).json();
+    expect(grant.uploadUrl.startsWith(s3.endpoint)).toBe(true);
+    const put = await fetch(grant.uploadUrl, {
+      method: 'PUT',
+      headers: { 'content-type': grant.contentType },
+      body: await readFile(clip),
+    });
+    expect(put.status).toBe(200);
+    const res = await call('/v1/denoise-jobs', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        inputFileName: 'direct.wav',
+        inputFilePath: grant.uploadKey,
+        inputFileSize: 1,
+        durationSeconds: 1,
+      }),
+    });
+    expect(res.status).toBe(200);
+    const created: any = await res.json();
+    let job: any;
+    for (let i = 0; i < 240; i++) {
+      job = await (await call(`/v1/denoise-jobs/${created.jobId}`)).json();
+      if (job.status === 'COMPLETED' || job.status === 'FAILED') break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(job.status).toBe('COMPLETED');
+    const fromApi = await scrape(apiBase);
+    const fromWorker = await scrape(workerBase);
+    const estimate = sampleValue(fromWorker, 'stemforge_credits_released_seconds_total', { reason: 'estimate' })!;
+    expect(estimate).toBeGreaterThan(0);
+    // The worker held the measured length (6 s) in place of the estimate the API held.
+    expect(sampleValue(fromWorker, 'stemforge_credits_held_seconds_total')).toBe(6);
+    const held =
+      sampleValue(fromApi, 'stemforge_credits_held_seconds_total')! +
+      sampleValue(fromWorker, 'stemforge_credits_held_seconds_total')!;
+    const charged = sampleValue(fromWorker, 'stemforge_credits_charged_seconds_total')!;
+    const released = ['estimate', 'unused', 'failed', 'cancelled']
+      .map((reason) => sampleValue(fromWorker, 'stemforge_credits_released_seconds_total', { reason }) ?? 0)
+      .reduce((a, b) => a + b, 0);
+    expect(charged).toBe(12);
+    expect(held).toBe(charged + released);
+  });
+
   test('one Prometheus scrapes the fleet, each process as its own target, and sums the job counters', async () => {
     prometheus = await startPrometheus([
       { name: 'stemforge', targets: [new URL(apiBase).host, new URL(workerBase).host], token },
@@ -184,12 +240,12 @@ describe('metrics in scale-out: the API and a worker process each serve their ow
       'sum(stemforge_jobs_created_total{kind="denoise"})',
       (r) => r.length === 1,
     );
-    expect(created[0]?.value[1]).toBe('1');
+    expect(created[0]?.value[1]).toBe('2');
     const completed = await prometheus.waitFor(
       'sum by (instance) (stemforge_jobs_completed_total)',
       (r) => r.length > 0,
     );
-    expect(completed.map((x) => [x.metric.instance, x.value[1]])).toEqual([[new URL(workerBase).host, '1']]);
+    expect(completed.map((x) => [x.metric.instance, x.value[1]])).toEqual([[new URL(workerBase).host, '2']]);
     // The queue gauges come from the database: both processes report the same depth.
     const depth = await prometheus.query('stemforge_queue_depth{queue="inference"}');
     expect(depth.map((x) => x.value[1])).toEqual(['0', '0']);
