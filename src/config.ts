@@ -81,6 +81,8 @@ const envSchema = z.object({
     .default('admin@localhost'),
   DASHBOARD_REQUESTS_PER_MINUTE: int(1).default(600),
   TRUST_PROXY: z.string().trim().default('false').transform(parseTrustProxy),
+  METRICS_TOKEN: optionalString.pipe(z.string().min(16, 'at least 16 characters').optional()),
+  METRICS_PORT: int(1, 65535).optional(),
 });
 
 /** Every environment variable the configuration reads (the README's table documents each). */
@@ -204,6 +206,11 @@ export interface Config {
     /** Session cookies carry `Secure` when the site is served over https. */
     secureCookies: boolean;
   };
+  /**
+   * Prometheus metrics: served at `/metrics` only with `Authorization: Bearer <token>`; no token,
+   * no metrics (404). `port`: where `stemforge worker` serves its own `/metrics` and `/healthz`.
+   */
+  metrics: { token: string | undefined; port: number | undefined };
 }
 
 export class ConfigError extends Error {}
@@ -291,6 +298,7 @@ export function loadConfig(env: Env = process.env): Config {
       requestsPerMinute: e.DASHBOARD_REQUESTS_PER_MINUTE,
       secureCookies: (e.PUBLIC_URL ?? '').startsWith('https:'),
     },
+    metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT },
   };
 }
 

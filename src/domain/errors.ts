@@ -93,6 +93,11 @@ export const errorCatalog = {
     status: 409,
     message: 'An admin cannot disable their own account; another admin can.',
   },
+  // operations
+  METRICS_TOKEN_INVALID: {
+    status: 401,
+    message: 'The metrics need "Authorization: Bearer <METRICS_TOKEN>" with the token this server was started with.',
+  },
   // server side
   INTERNAL_ERROR: { status: 500, message: 'An internal error occurred.' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'The service is not ready.' },

@@ -25,6 +25,8 @@ import { adminRoutes } from './admin.ts';
 import { openApiRoutes } from './openapi.ts';
 import { registerBlobRoutes } from './blob-routes.ts';
 import { registerDocsAssets } from './docs-page.ts';
+import { metricsRoutes } from './metrics-route.ts';
+import { installRequestMetrics } from './request-metrics.ts';
 
 export const API_VERSION = '1.0.0';
 
@@ -109,6 +111,7 @@ export function buildApi(rt: Runtime, opts: ApiOptions = {}): FastifyInstance {
     reply.header('X-Request-Id', request.id);
   });
   installErrorHandler(app);
+  installRequestMetrics(app, rt.metrics);
   app.addHook(
     'onRequest',
     apiKeyHook({ db: rt.db, rateLimiter: rt.rateLimiter, requestsPerMinute: rt.config.limits.requestsPerMinute }),
@@ -124,6 +127,7 @@ export function buildApi(rt: Runtime, opts: ApiOptions = {}): FastifyInstance {
 
   const routes: AnyRoute[] = [
     ...healthRoutes(rt),
+    ...metricsRoutes({ metrics: rt.metrics, token: rt.config.metrics.token }),
     ...balanceRoutes(rt),
     ...uploadGrantRoutes(rt),
     ...jobRoutes(rt),

@@ -15,6 +15,7 @@ import {
 import { buildWebhookPayload } from './payload.ts';
 import { sendWebhook } from './send.ts';
 import type { WebhookEventName } from './outbox.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 
 /** What delivering webhooks needs (`src/runtime.ts` satisfies it). */
 export interface DispatcherDeps {
@@ -22,6 +23,7 @@ export interface DispatcherDeps {
   db: Db;
   store: BlobStore;
   log: Logger;
+  metrics: Pick<Metrics, 'webhookDeliveries'>;
 }
 
 export interface DispatcherOptions {
@@ -58,6 +60,12 @@ export type DeliveryResult = 'sent' | 'failed' | 'skipped' | 'not-claimed';
  * problem; a database error leaves the row `sending`, to be closed by the stale sweep, never re-sent.
  */
 export async function deliverOne(deps: DispatcherDeps, row: DeliveryRow): Promise<DeliveryResult> {
+  const result = await attemptDelivery(deps, row);
+  if (result !== 'not-claimed') deps.metrics.webhookDeliveries.inc({ outcome: result });
+  return result;
+}
+
+async function attemptDelivery(deps: DispatcherDeps, row: DeliveryRow): Promise<DeliveryResult> {
   if (!(await claimDelivery(deps.db, row.id))) return 'not-claimed';
   const hook = await findWebhook(deps.db, row.webhook_id);
   const skipReason = !hook

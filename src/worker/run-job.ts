@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { WorkerDeps } from './deps.ts';
 import type { JobRow } from '../store/jobs.ts';
 import { claimJob, renewLease, reportProgress, setCreditsCharged, transitionHeldJob } from '../store/jobs.ts';
-import { chargeHold, heldForJob, releaseHold } from '../store/credits.ts';
+import { chargeHold, heldForJob, releaseHold, type Settlement } from '../store/credits.ts';
 import { retryDelayMs } from '../domain/job-state.ts';
 import { recordJobEvent } from '../webhooks/outbox.ts';
 import { kindSpec, type JobKind, type Stage, type StageType } from '../domain/job-kinds.ts';
@@ -12,6 +12,7 @@ import { readJob } from '../jobs/read-job.ts';
 import type { StageCompleted, StageHandler, StageHandlers } from './stage.ts';
 import { errorCodeOf, JobTimeoutError, PermanentJobError, readableError, ShutdownError } from './job-errors.ts';
 import type { ProgressPhase } from '../domain/vocabulary.ts';
+import { storedTierLabel } from '../metrics/labels.ts';
 import { settleMeasuredInput } from './settle-measured.ts';
 
 const LEASE_MS = 30_000;
@@ -27,6 +28,9 @@ export interface Runner {
 
 export const workerId = `w_${randomUUID().slice(0, 8)}`;
 
+/** How a stage attempt ended, the `outcome` label of its duration. */
+type AttemptOutcome = 'completed' | 'next_stage' | 'retried' | 'failed' | 'handed_back' | 'taken_over';
+
 /**
  * Runs one stage of one job: claims the row (atomic, so a duplicate message is harmless), keeps
  * the lease alive, calls the stage handler, then commits the outcome in one transaction: the job's
@@ -36,6 +40,11 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
   const { services: deps } = runner;
   const job = await claimJob(deps.db, jobId, workerId, LEASE_MS);
   if (!job) return;
+  const labels = { kind: job.kind, stage };
+  const startedAt = performance.now();
+  deps.metrics.queueWait.observe(labels, Math.max(0, (Date.now() - Date.parse(job.next_attempt_at)) / 1000));
+  deps.metrics.stagesRunning.inc(labels);
+  let outcome: AttemptOutcome = 'failed';
   // Keyed by the exact `${kind}:${stage}`, so the handler found fits the job's kind; TypeScript does
   // not follow that across the union of kinds.
   const handler = runner.handlers[`${job.kind}:${stage}` as StageType] as StageHandler<JobKind> | undefined;
@@ -71,26 +80,27 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
     await mkdir(workDir, { recursive: true });
     const typed = readJob(job);
     const settle = (seconds: number) => settleMeasuredInput(deps, job, typed.input, workerId, seconds);
-    const outcome = await handler(deps, {
+    const result = await handler(deps, {
       job: typed,
       workDir,
       signal: controller.signal,
       progress,
       settleMeasuredInput: settle,
     });
-    if (outcome.type === 'next-stage') {
+    if (result.type === 'next-stage') {
       await transitionHeldJob(deps.db, job.id, workerId, {
-        source_key: outcome.source.key,
-        duration_seconds: outcome.source.durationSeconds,
-        credits_required: outcome.source.credits,
-        input_json: JSON.stringify(outcome.input),
+        source_key: result.source.key,
+        duration_seconds: result.source.durationSeconds,
+        credits_required: result.source.credits,
+        input_json: JSON.stringify(result.input),
         status: 'PENDING',
         progress_phase: 'queued',
         next_attempt_at: new Date().toISOString(),
       });
-      await deps.queue.enqueue(job, outcome.nextStage);
+      await deps.queue.enqueue(job, result.nextStage);
+      outcome = 'next_stage';
     } else {
-      await completeJob(deps, job, outcome);
+      outcome = (await completeJob(deps, job, result)) ? 'completed' : 'taken_over';
     }
   } catch (err) {
     const reason = controller.signal.aborted ? controller.signal.reason : err;
@@ -102,10 +112,13 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
         attempts: Math.max(0, job.attempts - 1),
         next_attempt_at: new Date().toISOString(),
       }).catch(() => undefined);
+      outcome = 'handed_back';
     } else {
-      await failOrRetry(runner, job, stage, reason);
+      outcome = await failOrRetry(runner, job, stage, reason);
     }
   } finally {
+    deps.metrics.stagesRunning.dec(labels);
+    deps.metrics.stageDuration.observe({ ...labels, outcome }, (performance.now() - startedAt) / 1000);
     clearTimeout(timeout);
     clearInterval(heartbeat);
     runner.shutdown.removeEventListener('abort', onShutdown);
@@ -113,13 +126,14 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
   }
 }
 
+/** Settles a completed job; false when another worker had taken it over (it settles the job). */
 async function completeJob(
-  deps: Pick<WorkerDeps, 'config' | 'db'>,
+  deps: Pick<WorkerDeps, 'config' | 'db' | 'metrics'>,
   job: JobRow,
   outcome: StageCompleted,
-): Promise<void> {
+): Promise<boolean> {
   const now = new Date();
-  await deps.db.transaction().execute(async (tx) => {
+  const settled = await deps.db.transaction().execute(async (tx) => {
     const moved = await transitionHeldJob(tx, job.id, workerId, {
       status: 'COMPLETED',
       progress: 100,
@@ -130,21 +144,36 @@ async function completeJob(
       expires_at: new Date(now.getTime() + deps.config.retentionSeconds * 1000).toISOString(),
       error_message: null,
     });
-    if (!moved) return; // another worker took over: it settles the job, not us
+    if (!moved) return null; // another worker took over: it settles the job, not us
     // Every job created while metering is on holds at least 1 credit. One that holds nothing was
     // created while METERING=off and costs nothing, whatever the setting is now; one that holds
     // credit while metering is off now gets it back.
     const held = await heldForJob(tx, job.id);
-    let charged = 0;
+    let settlement: Settlement = { charged: 0, released: 0, uncovered: 0 };
     if (held > 0 && deps.config.metering) {
-      charged = (await chargeHold(tx, job.account_id, job.id, outcome.chargeSeconds)).charged;
-    } else if (held > 0) await releaseHold(tx, job.account_id, job.id, 'metering is off');
-    await setCreditsCharged(tx, job.id, charged);
+      settlement = await chargeHold(tx, job.account_id, job.id, outcome.chargeSeconds);
+    } else if (held > 0) {
+      settlement = { ...settlement, released: await releaseHold(tx, job.account_id, job.id, 'metering is off') };
+    }
+    await setCreditsCharged(tx, job.id, settlement.charged);
     await recordJobEvent(tx, job.id, 'job.completed');
+    return settlement;
   });
+  if (!settled) return false;
+  const tier = storedTierLabel(job.options_json);
+  deps.metrics.jobsCompleted.inc({ kind: job.kind, tier });
+  deps.metrics.jobDuration.observe({ kind: job.kind, tier, status: 'COMPLETED' }, secondsSince(job.created_at, now));
+  deps.metrics.creditsCharged.inc(settled.charged);
+  if (settled.released > 0) deps.metrics.creditsReleased.inc({ reason: 'unused' }, settled.released);
+  return true;
 }
 
-async function failOrRetry(runner: Runner, job: JobRow, stage: Stage, err: unknown): Promise<void> {
+function secondsSince(iso: string, now: Date): number {
+  const then = Date.parse(iso);
+  return Number.isFinite(then) ? Math.max(0, (now.getTime() - then) / 1000) : 0;
+}
+
+async function failOrRetry(runner: Runner, job: JobRow, stage: Stage, err: unknown): Promise<'retried' | 'failed'> {
   const { services: deps } = runner;
   const message = readableError(err);
   const permanent = err instanceof PermanentJobError;
@@ -159,10 +188,11 @@ async function failOrRetry(runner: Runner, job: JobRow, stage: Stage, err: unkno
       next_attempt_at: new Date(Date.now() + delay).toISOString(),
     });
     await deps.queue.enqueue(job, stage, delay);
-    return;
+    deps.metrics.jobAttemptsRetried.inc({ kind: job.kind, stage });
+    return 'retried';
   }
   const now = new Date();
-  await deps.db.transaction().execute(async (tx) => {
+  const released = await deps.db.transaction().execute(async (tx) => {
     const moved = await transitionHeldJob(tx, job.id, workerId, {
       status: 'FAILED',
       progress_phase: 'failed',
@@ -172,9 +202,17 @@ async function failOrRetry(runner: Runner, job: JobRow, stage: Stage, err: unkno
       expires_at: new Date(now.getTime() + deps.config.retentionSeconds * 1000).toISOString(),
       credits_charged: 0,
     });
-    if (!moved) return;
-    await releaseHold(tx, job.account_id, job.id, 'job failed');
+    if (!moved) return null;
+    const seconds = await releaseHold(tx, job.account_id, job.id, 'job failed');
     await recordJobEvent(tx, job.id, 'job.failed');
+    return seconds;
   });
+  if (released !== null) {
+    const tier = storedTierLabel(job.options_json);
+    deps.metrics.jobsFailed.inc({ kind: job.kind, tier });
+    deps.metrics.jobDuration.observe({ kind: job.kind, tier, status: 'FAILED' }, secondsSince(job.created_at, now));
+    deps.metrics.creditsReleased.inc({ reason: 'failed' }, released);
+  }
   runner.log?.('job failed', { jobId: job.id, attempts: job.attempts, error: message });
+  return 'failed';
 }

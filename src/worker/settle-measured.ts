@@ -14,7 +14,7 @@ import { PermanentJobError, ShutdownError } from './job-errors.ts';
  * have answered 402 had the length been known there. Returns the credits now required.
  */
 export async function settleMeasuredInput(
-  deps: Pick<WorkerDeps, 'db' | 'config'>,
+  deps: Pick<WorkerDeps, 'db' | 'config' | 'metrics'>,
   job: Pick<JobRow, 'id' | 'account_id'>,
   /** The job's input payload as `readJob` parsed it; stored again with the measured bill. */
   parsedInput: { billedSeconds: number },
@@ -23,24 +23,24 @@ export async function settleMeasuredInput(
 ): Promise<number> {
   const credits = creditsForDuration(durationSeconds);
   const input = { ...parsedInput, billedSeconds: credits };
-  let recorded: boolean;
+  let released: { estimate: number; held: number } | null;
   try {
-    recorded = await deps.db.transaction().execute(async (tx) => {
+    released = await deps.db.transaction().execute(async (tx) => {
       const mine = await recordMeasuredInput(tx, job.id, owner, {
         durationSeconds,
         credits,
         inputJson: JSON.stringify(input),
       });
-      if (!mine) return false;
+      if (!mine) return null;
       // A job created while METERING=off holds nothing and stays free; with metering off now, its
       // estimate is released and nothing is held (the completion charges only what is held).
-      const held = await heldForJob(tx, job.id);
-      await releaseHold(tx, job.account_id, job.id, 'estimate settled to the measured length');
-      if (held > 0 && deps.config.metering && !(await holdCredits(tx, job.account_id, credits, job.id))) {
+      const hold = (await heldForJob(tx, job.id)) > 0 && deps.config.metering;
+      const estimate = await releaseHold(tx, job.account_id, job.id, 'estimate settled to the measured length');
+      if (hold && !(await holdCredits(tx, job.account_id, credits, job.id))) {
         // Roll the release and the record back; the failure releases the estimate with the job.
         throw new Uncovered(await getBalanceSeconds(tx, job.account_id));
       }
-      return true;
+      return { estimate, held: hold ? credits : 0 };
     });
   } catch (err) {
     if (!(err instanceof Uncovered)) throw err;
@@ -49,7 +49,9 @@ export async function settleMeasuredInput(
       'INSUFFICIENT_CREDITS',
     );
   }
-  if (!recorded) throw new ShutdownError('lease lost');
+  if (released === null) throw new ShutdownError('lease lost');
+  deps.metrics.creditsReleased.inc({ reason: 'estimate' }, released.estimate);
+  deps.metrics.creditsHeld.inc(released.held);
   return credits;
 }
 

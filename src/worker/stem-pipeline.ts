@@ -63,6 +63,14 @@ async function separateInput(
   const outDir = join(workDir, 'out');
   // With denoiseVocals the vocal stem is separated losslessly first, then cleaned and encoded.
   const denoise = Boolean(options.denoiseVocals) && stems.includes('vocals');
+  // The real-time factor counts from the first segment: a cold process's start and model load are not separation.
+  let separationStarted: number | undefined;
+  const separationProgress = segmentProgress(
+    span,
+    15,
+    denoise ? 70 : 80,
+    estimatedSegments(job.duration_seconds, options),
+  );
   const separated = await engines.separate({
     inputPath,
     outDir,
@@ -71,8 +79,18 @@ async function separateInput(
     format: denoise ? 'flac' : format,
     quality: options.quality,
     signal,
-    onProgress: segmentProgress(span, 15, denoise ? 70 : 80, estimatedSegments(job.duration_seconds, options)),
+    onProgress: (fraction) => {
+      separationStarted ??= performance.now();
+      separationProgress(fraction);
+    },
   });
+  const audioSeconds = job.duration_seconds ?? input.billedSeconds;
+  if (audioSeconds > 0 && separationStarted !== undefined) {
+    deps.metrics.separationRealTimeFactor.observe(
+      { tier: options.quality, model: separationModelFor(options.outputType).name },
+      (performance.now() - separationStarted) / 1000 / audioSeconds,
+    );
+  }
   const files: Record<string, string> = { ...separated.files } as Record<string, string>;
   if (denoise) {
     span.enter('cleaning', 70, 80, 1000 * (job.duration_seconds ?? 60) * 0.05);
