@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { startS3Server, type TestS3Server } from './helpers/s3-server.ts';
@@ -151,66 +151,92 @@ describe('the 402 answer tells an admin how to grant credit', () => {
   });
 });
 
-/**
- * METERING=off in scale-out with uploads straight to S3 (issue 30, item 3): the unmeasured upload
- * is neither refused for an empty balance nor held for once the worker measures it. PostgreSQL,
- * BullMQ on Redis and s3rver on loopback.
- */
-describe('METERING=off with an upload straight to S3 (scale-out)', () => {
+/** Scale-out with uploads straight to S3 (issue 30, item 3): PostgreSQL, BullMQ on Redis, s3rver. */
+async function startDirectUploadServer(s3: TestS3Server, metering: 'on' | 'off'): Promise<TestServer> {
+  return startTestServer('postgres', {
+    METERING: metering,
+    STEMFORGE_MODE: 'scale-out',
+    REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+    REDIS_PREFIX: `sftest-${randomBytes(4).toString('hex')}`,
+    STORAGE: 's3',
+    S3_BUCKET: s3.bucket,
+    S3_REGION: s3.region,
+    S3_ENDPOINT: s3.endpoint,
+    S3_ACCESS_KEY_ID: s3.accessKeyId,
+    S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+    STEMFORGE_SIGNING_SECRET: randomBytes(32).toString('hex'),
+    STEMFORGE_MODELS_DIR: sharedPath('models'),
+    WORKER_CONCURRENCY: '1',
+  });
+}
+
+/** Grants an upload, PUTs the clip to the bucket, creates a VOCALS job: the creation's answer. */
+async function directJob(s: TestServer, key: string): Promise<Response> {
+  const grant = (await (await s.api('/v1/upload', { key, method: 'POST', json: { filename: 'clip.wav' } })).json()) as {
+    uploadUrl: string;
+    uploadKey: string;
+    contentType: string;
+  };
+  expect(new URL(grant.uploadUrl).pathname.startsWith('/v1/')).toBe(false);
+  const put = await fetch(grant.uploadUrl, {
+    method: 'PUT',
+    headers: { 'content-type': grant.contentType },
+    body: await readFile(input),
+  });
+  expect(put.status).toBe(200);
+  return s.api('/v1/jobs', {
+    key,
+    method: 'POST',
+    json: { uploadKey: grant.uploadKey, outputType: 'VOCALS', quality: 'FAST' },
+  });
+}
+
+describe('uploads straight to S3 and credit (scale-out)', () => {
   let s3: TestS3Server;
-  let s: TestServer;
+  let s: TestServer | undefined;
   let workers: Workers | undefined;
 
   beforeAll(async () => {
     s3 = await startS3Server('stemforge-metering');
-    s = await startTestServer('postgres', {
-      METERING: 'off',
-      STEMFORGE_MODE: 'scale-out',
-      REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
-      REDIS_PREFIX: `sftest-${randomBytes(4).toString('hex')}`,
-      STORAGE: 's3',
-      S3_BUCKET: s3.bucket,
-      S3_REGION: s3.region,
-      S3_ENDPOINT: s3.endpoint,
-      S3_ACCESS_KEY_ID: s3.accessKeyId,
-      S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
-      STEMFORGE_SIGNING_SECRET: randomBytes(32).toString('hex'),
-      STEMFORGE_MODELS_DIR: sharedPath('models'),
-      WORKER_CONCURRENCY: '1',
-    });
-    workers = await startWorkers(s.rt);
   });
-  afterAll(async () => {
+  afterEach(async () => {
     await workers?.stop();
     await s?.close();
+    workers = undefined;
+    s = undefined;
+  });
+  afterAll(async () => {
     await s3?.close();
   });
 
-  test('an empty balance, a measured length, no hold and no charge', async () => {
+  test('METERING=off: an empty balance, a measured length, no hold and no charge', async () => {
+    s = await startDirectUploadServer(s3, 'off');
+    workers = await startWorkers(s.rt);
     await s.newAccount(); // the admin
     const user = await s.newAccount(0);
-    const grant = (await (
-      await s.api('/v1/upload', { key: user.key, method: 'POST', json: { filename: 'clip.wav' } })
-    ).json()) as { uploadUrl: string; uploadKey: string; contentType: string };
-    expect(grant.uploadUrl.startsWith(s3.endpoint)).toBe(true);
-    const put = await fetch(grant.uploadUrl, {
-      method: 'PUT',
-      headers: { 'content-type': grant.contentType },
-      body: await readFile(input),
-    });
-    expect(put.status).toBe(200);
-    const res = await s.api('/v1/jobs', {
-      key: user.key,
-      method: 'POST',
-      json: { uploadKey: grant.uploadKey, outputType: 'VOCALS', quality: 'FAST' },
-    });
+    const res = await directJob(s, user.key);
     expect(res.status).toBe(201);
     const created = (await res.json()) as { id: string };
     const { job } = await waitForJob(s, user.key, `/v1/jobs/${created.id}`);
     expect(job.status).toBe('COMPLETED');
-    // Measured by the worker: 6.01 s, 7 credits it would have cost.
+    // Measured by the worker: 6.01 s, billed as 7 (what it would have cost).
     expect(job.input.durationSeconds).toBe(7);
     expect(job.creditsCharged).toBe(0);
     expect(await listLedger(s.rt.db, user.id)).toEqual([]);
+  });
+
+  test('metering on: an admin whose balance falls short of the measured length is told how to grant', async () => {
+    s = await startDirectUploadServer(s3, 'on');
+    workers = await startWorkers(s.rt);
+    const admin = await s.newAccount(5);
+    const res = await directJob(s, admin.key);
+    expect(res.status).toBe(201);
+    const created = (await res.json()) as { id: string };
+    const { job } = await waitForJob(s, admin.key, `/v1/jobs/${created.id}`);
+    expect(job.status).toBe('FAILED');
+    expect(job.errorDetails.code).toBe('INSUFFICIENT_CREDITS');
+    expect(job.errorMessage).toContain('needs 7 credits');
+    expect(job.errorMessage).toContain(`credits grant --account ${admin.id} --seconds 2`);
+    expect(job.errorMessage).toContain(`${s.base}/admin`);
   });
 });

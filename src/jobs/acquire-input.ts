@@ -141,17 +141,29 @@ export function insufficientCredits(
   balance: number,
   account?: { id: string; isAdmin: boolean } | null,
 ): ApiError {
-  const grant = account?.isAdmin
-    ? ` As an admin you can grant credit on the dashboard's Admin page (${deps.config.publicUrl}/admin), or run: ` +
-      `${deps.config.cliCommand} credits grant --account ${account.id} --seconds ${Math.max(required - balance, 1)} ` +
-      '(on a personal install, METERING=off turns credits off).'
-    : '';
   return new ApiError(
     'INSUFFICIENT_CREDITS',
-    `This job needs ${required} credits (seconds); the balance is ${balance}.${grant}`,
+    `This job needs ${required} credits (seconds); the balance is ${balance}.${grantHint(deps.config, account, required - balance)}`,
     {
       requiredSeconds: required,
       purchaseUrl: deps.config.purchaseUrl,
     },
+  );
+}
+
+/**
+ * For an admin (who runs the instance) short of credit: where to grant it, the dashboard's Admin
+ * page or the command line. Empty for every other account.
+ */
+export function grantHint(
+  config: Pick<JobDeps['config'], 'publicUrl' | 'cliCommand'>,
+  account: { id: string; isAdmin: boolean } | null | undefined,
+  shortfall: number,
+): string {
+  if (!account?.isAdmin) return '';
+  return (
+    ` As an admin you can grant credit on the dashboard's Admin page (${config.publicUrl}/admin), or run: ` +
+    `${config.cliCommand} credits grant --account ${account.id} --seconds ${Math.max(shortfall, 1)} ` +
+    '(on a personal install, METERING=off turns credits off).'
   );
 }

@@ -3,6 +3,8 @@ import type { JobRow } from '../store/jobs.ts';
 import { getBalanceSeconds, heldForJob, holdCredits, releaseHold } from '../store/credits.ts';
 import { recordMeasuredInput } from '../store/measured-input.ts';
 import { creditsForDuration } from '../domain/credits.ts';
+import { findAccount } from '../store/accounts.ts';
+import { grantHint } from '../jobs/acquire-input.ts';
 import { PermanentJobError, ShutdownError } from './job-errors.ts';
 
 /**
@@ -44,8 +46,9 @@ export async function settleMeasuredInput(
     });
   } catch (err) {
     if (!(err instanceof Uncovered)) throw err;
+    const hint = grantHint(deps.config, await findAccount(deps.db, job.account_id), credits - err.balance);
     throw new PermanentJobError(
-      `This job needs ${credits} credits (seconds) for the ${durationSeconds.toFixed(1)} s its file decodes to; the balance is ${err.balance}. Nothing was processed and the held credits were released.`,
+      `This job needs ${credits} credits (seconds) for the ${durationSeconds.toFixed(1)} s its file decodes to; the balance is ${err.balance}. Nothing was processed and the held credits were released.${hint}`,
       'INSUFFICIENT_CREDITS',
     );
   }
