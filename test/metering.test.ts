@@ -78,6 +78,11 @@ describe('METERING=off', () => {
       metering: 'off',
     });
     expect(await (await on.api('/v1/balance', { key: user.key })).json()).toMatchObject({ metering: 'on' });
+    // The credit metrics saw nothing held or charged for it, on either side.
+    const total = async (c: { get(): Promise<{ values: Array<{ value: number }> }> }) =>
+      (await c.get()).values.reduce((n, v) => n + v.value, 0);
+    expect(await total(off.rt.metrics.creditsHeld)).toBe(0);
+    expect(await total(on.rt.metrics.creditsCharged)).toBe(0);
   });
 
   test('grants still add to the balance; a job held before metering went off is released, not charged', async () => {
