@@ -12,6 +12,7 @@ import * as m005 from './migrations/005-hosted-compat.ts';
 import * as m006 from './migrations/006-dashboard.ts';
 import * as m007 from './migrations/007-idempotency-keys.ts';
 import * as m008 from './migrations/008-job-names.ts';
+import * as m010 from './migrations/010-crash-accounting.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -31,6 +32,7 @@ const migrations: Record<string, Migration> = {
   '006-dashboard': m006,
   '007-idempotency-keys': m007,
   '008-job-names': m008,
+  '010-crash-accounting': m010,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

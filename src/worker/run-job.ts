@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WorkerDeps } from './deps.ts';
@@ -12,6 +11,7 @@ import { readJob } from '../jobs/read-job.ts';
 import type { StageCompleted, StageHandler, StageHandlers } from './stage.ts';
 import { errorCodeOf, JobTimeoutError, PermanentJobError, readableError, ShutdownError } from './job-errors.ts';
 import type { ProgressPhase } from '../domain/vocabulary.ts';
+import { PROCESS_ID } from '../domain/process-id.ts';
 
 const LEASE_MS = 30_000;
 const HEARTBEAT_MS = 10_000;
@@ -24,7 +24,8 @@ export interface Runner {
   log?: (msg: string, extra?: Record<string, unknown>) => void;
 }
 
-export const workerId = `w_${randomUUID().slice(0, 8)}`;
+/** The owner of this process's job leases. */
+export const workerId = PROCESS_ID;
 
 /**
  * Runs one stage of one job: claims the row (atomic, so a duplicate message is harmless), keeps
