@@ -12,6 +12,8 @@ import type { StageCompleted, StageHandler, StageHandlers } from './stage.ts';
 import { errorCodeOf, JobTimeoutError, PermanentJobError, readableError, ShutdownError } from './job-errors.ts';
 import type { ProgressPhase } from '../domain/vocabulary.ts';
 import { PROCESS_ID } from '../domain/process-id.ts';
+import { JOB_CRASHED_CODE } from '../domain/vocabulary.ts';
+import { workDirName } from './work-dir.ts';
 
 const LEASE_MS = 30_000;
 const HEARTBEAT_MS = 10_000;
@@ -36,6 +38,13 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
   const { services: deps } = runner;
   const job = await claimJob(deps.db, jobId, workerId, LEASE_MS);
   if (!job) return;
+  if (job.crashes >= deps.config.workers.maxCrashes) {
+    // A poison input that kills its worker would otherwise be run on every start without end.
+    const message = `the service stopped ${job.crashes} times while running this job; it is not run again`;
+    await failJob(deps, job, message, JOB_CRASHED_CODE);
+    runner.log?.('job failed after repeated crashes', { jobId: job.id, crashes: job.crashes });
+    return;
+  }
   // Keyed by the exact `${kind}:${stage}`, so the handler found fits the job's kind; TypeScript does
   // not follow that across the union of kinds.
   const handler = runner.handlers[`${job.kind}:${stage}` as StageType] as StageHandler<JobKind> | undefined;
@@ -65,7 +74,7 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
       (err: Error) => deps.log.warn({ jobId: job.id, err: err.message }, 'could not record progress'),
     );
   };
-  const workDir = join(deps.config.dataDir, 'work', `${job.id}-${stage}-${job.attempts}`);
+  const workDir = join(deps.config.dataDir, 'work', workDirName(job, stage));
   try {
     if (!handler) throw new PermanentJobError(`no handler for ${job.kind} jobs at stage ${stage}`);
     await mkdir(workDir, { recursive: true });
@@ -146,13 +155,24 @@ async function failOrRetry(runner: Runner, job: JobRow, stage: Stage, err: unkno
     await deps.queue.enqueue(job, stage, delay);
     return;
   }
+  await failJob(deps, job, message, errorCodeOf(err));
+  runner.log?.('job failed', { jobId: job.id, attempts: job.attempts, error: message });
+}
+
+/** The terminal failure: FAILED, the hold released and `job.failed` in the outbox, in one transaction. */
+async function failJob(
+  deps: Pick<WorkerDeps, 'config' | 'db'>,
+  job: JobRow,
+  message: string,
+  code: string,
+): Promise<void> {
   const now = new Date();
   await deps.db.transaction().execute(async (tx) => {
     const moved = await transitionHeldJob(tx, job.id, workerId, {
       status: 'FAILED',
       progress_phase: 'failed',
       error_message: message,
-      error_code: errorCodeOf(err),
+      error_code: code,
       completed_at: now.toISOString(),
       expires_at: new Date(now.getTime() + deps.config.retentionSeconds * 1000).toISOString(),
       credits_charged: 0,
@@ -161,5 +181,4 @@ async function failOrRetry(runner: Runner, job: JobRow, stage: Stage, err: unkno
     await releaseHold(tx, job.account_id, job.id, 'job failed');
     await recordJobEvent(tx, job.id, 'job.failed');
   });
-  runner.log?.('job failed', { jobId: job.id, attempts: job.attempts, error: message });
 }
