@@ -14,6 +14,7 @@ import type { ProgressPhase } from '../domain/vocabulary.ts';
 import { PROCESS_ID } from '../domain/process-id.ts';
 import { JOB_CRASHED_CODE } from '../domain/vocabulary.ts';
 import { workDirName } from './work-dir.ts';
+import { holdPath } from '../storage/held-paths.ts';
 
 const LEASE_MS = 30_000;
 const HEARTBEAT_MS = 10_000;
@@ -75,6 +76,7 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
     );
   };
   const workDir = join(deps.config.dataDir, 'work', workDirName(job, stage));
+  const releaseWorkDir = holdPath(workDir);
   try {
     if (!handler) throw new PermanentJobError(`no handler for ${job.kind} jobs at stage ${stage}`);
     await mkdir(workDir, { recursive: true });
@@ -111,6 +113,7 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
     clearInterval(heartbeat);
     runner.shutdown.removeEventListener('abort', onShutdown);
     await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
+    releaseWorkDir();
   }
 }
 

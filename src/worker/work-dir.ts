@@ -10,9 +10,14 @@ export function workDirName(job: Pick<JobRow, 'id' | 'attempts' | 'crashes'>, st
   return `${job.id}-${stage}-${job.attempts}-${job.crashes}`;
 }
 
-/** The parts of a work folder's name, or null for a name this service did not make. */
-export function parseWorkDirName(name: string): { jobId: string; stage: string; attempts: number; crashes: number } | null {
-  const m = /^(job_[0-9A-Za-z]+)-([a-z]+)-(\d+)-(\d+)$/.exec(name);
-  if (!m?.[1] || !m[2] || !m[3] || !m[4]) return null;
-  return { jobId: m[1], stage: m[2], attempts: Number(m[3]), crashes: Number(m[4]) };
+/**
+ * The parts of a work folder's name, or null for a name this service did not make. `crashes` is
+ * null for a folder named before crashes were counted (`<jobId>-<stage>-<attempt>`).
+ */
+export function parseWorkDirName(
+  name: string,
+): { jobId: string; stage: string; attempts: number; crashes: number | null } | null {
+  const m = /^(job_[0-9A-Za-z]+)-([a-z]+)-(\d+)(?:-(\d+))?$/.exec(name);
+  if (!m?.[1] || !m[2] || !m[3]) return null;
+  return { jobId: m[1], stage: m[2], attempts: Number(m[3]), crashes: m[4] === undefined ? null : Number(m[4]) };
 }

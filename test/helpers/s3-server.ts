@@ -1,5 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +13,8 @@ import S3rver from 's3rver';
  * front of it, following the S3 documentation:
  * - it accepts any SigV4 signature ("V4 signatures have incomplete support"), so a tampered
  *   presigned URL would pass; presigned query-string requests are verified here;
- * - it has no AbortMultipartUpload; here it removes the upload's parts.
+ * - it has no AbortMultipartUpload; here it removes the upload's parts;
+ * - it has no ListMultipartUploads; here it lists the open uploads (key, id, `Initiated`) in one page.
  */
 export interface TestS3Server {
   endpoint: string;
@@ -41,7 +42,11 @@ export async function startS3Server(bucket = 'stemforge-test'): Promise<TestS3Se
   });
   const uploadsDir = join(directory, bucket, '._S3rver_uploads');
   // Koa composes its middleware when the server starts, so these run before s3rver's own.
-  (s3.middleware as unknown[]).unshift(abortMultipartMiddleware(uploadsDir), presignedSignatureMiddleware(SECRET_KEY));
+  (s3.middleware as unknown[]).unshift(
+    abortMultipartMiddleware(uploadsDir),
+    listMultipartMiddleware(bucket, uploadsDir),
+    presignedSignatureMiddleware(SECRET_KEY),
+  );
   const address = (await s3.run()) as { port: number };
   return {
     endpoint: `http://127.0.0.1:${address.port}`,
@@ -80,6 +85,33 @@ function abortMultipartMiddleware(uploadsDir: string) {
     if (!/^[A-Za-z0-9_-]+$/.test(uploadId)) return next();
     await rm(join(uploadsDir, uploadId), { recursive: true, force: true });
     ctx.status = 204;
+  };
+}
+
+/** ListMultipartUploads (`GET /<bucket>?uploads`, S3 API reference), one page, with `prefix`. */
+function listMultipartMiddleware(bucket: string, uploadsDir: string) {
+  const xml = (v: string) => v.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return async (ctx: KoaContext, next: Next) => {
+    if (ctx.method !== 'GET' || !('uploads' in ctx.query) || ctx.path.replace(/\/$/, '') !== `/${bucket}`) {
+      return next();
+    }
+    const prefix = typeof ctx.query.prefix === 'string' ? ctx.query.prefix : '';
+    const uploads: string[] = [];
+    for (const id of await readdir(uploadsDir).catch(() => [] as string[])) {
+      const keyFile = join(uploadsDir, id, 'key');
+      const key = await readFile(keyFile, 'utf8').catch(() => null);
+      if (key === null || !key.startsWith(prefix)) continue;
+      const initiated = (await stat(keyFile)).mtime.toISOString();
+      uploads.push(
+        `<Upload><Key>${xml(key)}</Key><UploadId>${id}</UploadId><Initiated>${initiated}</Initiated><StorageClass>STANDARD</StorageClass></Upload>`,
+      );
+    }
+    ctx.status = 200;
+    ctx.type = 'application/xml';
+    ctx.body =
+      '<?xml version="1.0" encoding="UTF-8"?>\n<ListMultipartUploadsResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">' +
+      `<Bucket>${bucket}</Bucket><Prefix>${xml(prefix)}</Prefix><MaxUploads>1000</MaxUploads><IsTruncated>false</IsTruncated>` +
+      `${uploads.join('')}</ListMultipartUploadsResult>`;
   };
 }
 
