@@ -44,6 +44,8 @@ const envSchema = z.object({
   /** Attempts of a job cut by a process dying (kill -9, out of memory) before the job is FAILED. */
   JOB_MAX_CRASHES: int(1, 100).default(3),
   OUTPUT_RETENTION_HOURS: num(0.001).default(24),
+  /** How often a running process sweeps the temporary places for what dead processes left. */
+  ORPHAN_SWEEP_SECONDS: int(5, 86_400).default(300),
   REDIS_URL: optionalString.pipe(z.url().optional()),
   REDIS_PREFIX: z
     .string()
@@ -155,6 +157,8 @@ export interface Config {
     maxCrashes: number;
   };
   retentionSeconds: number;
+  /** ORPHAN_SWEEP_SECONDS: the orphan sweep's period (`src/startup-sweep.ts`). */
+  orphanSweepSeconds: number;
   /** Namespace of every Redis key (queues, rate-limit counters): deployments can share a Redis. */
   redisPrefix: string;
   storage:
@@ -258,6 +262,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxCrashes: e.JOB_MAX_CRASHES,
     },
     retentionSeconds: Math.round(e.OUTPUT_RETENTION_HOURS * 3600),
+    orphanSweepSeconds: e.ORPHAN_SWEEP_SECONDS,
     redisPrefix: e.REDIS_PREFIX,
     storage:
       e.STORAGE === 's3'

@@ -10,7 +10,7 @@ import { parseWorkDirName } from './worker/work-dir.ts';
 
 /** What the sweep reads: the data folder, the mode, the job leases, the blob store; it logs what it removed. */
 interface SweepDeps {
-  config: Pick<Config, 'dataDir' | 'deployment'>;
+  config: Pick<Config, 'dataDir' | 'deployment' | 'orphanSweepSeconds'>;
   db: Db;
   store: BlobStore;
   log: Logger;
@@ -25,8 +25,6 @@ const TEMP_FILE = /^(in|src)_[0-9A-Za-z]+\.part$/;
 const SHARED_TEMP_GRACE_MS = 60 * 60 * 1000;
 /** Clock difference tolerated between a worker's claim time and the S3 server's `Initiated`. */
 const CLOCK_SKEW_MS = 5_000;
-/** How often the running service sweeps again. */
-export const ORPHAN_SWEEP_INTERVAL_MS = 5 * 60 * 1000;
 
 export interface SweepOptions {
   /**
@@ -110,14 +108,17 @@ export async function sweepStartupLeftovers(deps: SweepDeps, opts: SweepOptions 
   return { workDirs, tempFiles, unfinishedWrites };
 }
 
-/** Sweeps again every `intervalMs` while the service runs; a failed sweep is logged and retried next time. */
-export function startOrphanSweeper(deps: SweepDeps, intervalMs = ORPHAN_SWEEP_INTERVAL_MS): { stop(): Promise<void> } {
+/**
+ * Sweeps again every ORPHAN_SWEEP_SECONDS while the service runs (in scale-out, what a dead worker
+ * left goes at the first sweep after its lease ran out); a failed sweep is logged and retried next time.
+ */
+export function startOrphanSweeper(deps: SweepDeps): { stop(): Promise<void> } {
   let running: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
     running = sweepStartupLeftovers(deps).catch((err: Error) =>
       deps.log.warn({ err: err.message }, 'orphan sweep failed (the next one retries)'),
     );
-  }, intervalMs);
+  }, deps.config.orphanSweepSeconds * 1000);
   timer.unref();
   return {
     async stop() {
