@@ -180,6 +180,14 @@ const clipPath = join(apiData, 'clip.wav');
 await run('ffmpeg', ['-nostdin', '-v', 'error', '-y', '-i', join(src, file), '-t', '3', clipPath]);
 const clip = await readFile(clipPath);
 const jobIds: string[] = [];
+async function openJobs(): Promise<number> {
+  const open = await watch.db
+    .selectFrom('jobs')
+    .select('id')
+    .where('status', 'in', ['PENDING', 'PROCESSING'])
+    .execute();
+  return open.length;
+}
 let clientsDone = false;
 const clients = (async () => {
   let next = 0;
@@ -187,7 +195,9 @@ const clients = (async () => {
     [0, 1].map(async () => {
       while (next < INTENTS) {
         const i = next++;
-        await sleep(random() * 8_000);
+        // Two jobs open at most, so jobs are in flight across all the kills.
+        while ((await openJobs()) >= 2) await sleep(200);
+        await sleep(random() * 3_000);
         const form = new FormData();
         form.append('file', new Blob([clip], { type: 'audio/wav' }), `clip-${i}.wav`);
         const up = (await (
@@ -262,7 +272,7 @@ const kills: Array<{ aim: Phase; landed: boolean; files: number; bytes: number; 
 let missed = 0;
 for (let k = 0; k < AIMED; k++) {
   const aim = PHASES[k % PHASES.length]!;
-  const until = Date.now() + 180_000;
+  const until = Date.now() + 60_000;
   let landed: (() => Promise<boolean>) | null = null;
   if (aim === 'webhook held') holding = true;
   while (Date.now() < until && !landed) {

@@ -38,7 +38,7 @@ const { values: args } = parseArgs({
   options: {
     rounds: { type: 'string', default: '6' },
     aimed: { type: 'string', default: '8' },
-    intents: { type: 'string', default: '12' },
+    intents: { type: 'string', default: '16' },
     seed: { type: 'string', default: '42' },
   },
 });
@@ -222,7 +222,14 @@ async function runIntent(intent: Intent, i: number): Promise<void> {
   intent.uploadKey = uploaded.uploadKey;
   const body =
     intent.kind === 'stem'
-      ? { uploadKey: uploaded.uploadKey, outputType: 'VOCALS', quality: 'FAST', outputFormat: 'WAV' }
+      ? // Cleaned vocals on every other stem job: its other stems are encoded in a phase of their own.
+        {
+          uploadKey: uploaded.uploadKey,
+          outputType: 'VOCALS',
+          quality: 'FAST',
+          outputFormat: 'WAV',
+          denoiseVocals: i % 2 === 0,
+        }
       : {
           inputFileName: `clip-${i}.wav`,
           inputFilePath: uploaded.uploadKey,
@@ -277,6 +284,7 @@ const hook = await withRetry({ kind: 'stem', retries: 0, replays: 0 }, () =>
     body: JSON.stringify({ url: hookUrl }),
   }),
 );
+const watch = await connectDatabase(dbUrl);
 let clientsDone = false;
 const clients = (async () => {
   // Two intents at a time, as two client threads would.
@@ -285,8 +293,10 @@ const clients = (async () => {
     [0, 1].map(async () => {
       while (next < intents.length) {
         const i = next++;
-        // Paced so that requests are in flight across the rounds, not only before the first kill.
-        await sleep(random() * ((ROUNDS * 6_000 + AIMED * 12_000) / INTENTS) * 2);
+        // Paced so that jobs are in flight across all the kills, not only before the first: a new
+        // intent once fewer than two jobs are open.
+        while ((await openJobs()) >= 2) await sleep(200);
+        await sleep(random() * 3_000);
         await runIntent(intents[i]!, i);
       }
     }),
@@ -294,7 +304,6 @@ const clients = (async () => {
   clientsDone = true;
 })();
 
-const watch = await connectDatabase(dbUrl);
 type Phase = 'encoding' | 'analysing' | 'uploading' | 'webhook held';
 interface Kill {
   aim: Phase | 'random';
@@ -330,11 +339,11 @@ async function randomKill(): Promise<void> {
 }
 
 /**
- * Waits (up to 2 minutes) for the phase and kills then. A job is aimed at only while it has crashed
+ * Waits (up to a minute) for the phase and kills then. A job is aimed at only while it has crashed
  * fewer than twice, so the aiming itself does not pile every crash on one job.
  */
 async function aimedKill(aim: Phase): Promise<boolean> {
-  const until = Date.now() + 120_000;
+  const until = Date.now() + 60_000;
   let hit: (() => Promise<boolean>) | null = null;
   if (aim === 'webhook held') holding = true;
   let checked = Date.now();
@@ -515,7 +524,7 @@ const replays = intents.reduce((s, i) => s + i.replays, 0);
 const crashes = jobs.reduce((s, j) => s + j.crashes, 0);
 const maxAttempts = Math.max(0, ...jobs.map((j) => j.attempts));
 const mb = (b: number) => (b / 1e6).toFixed(1);
-console.log(`${killLog.length} kill -9 in ${seconds.toFixed(0)} s; ${missed} aimed kill(s) found no target in 120 s`);
+console.log(`${killLog.length} kill -9 in ${seconds.toFixed(0)} s; ${missed} aimed kill(s) found no target in 60 s`);
 console.log(
   `random kills: ${ROUNDS}, hitting ${killedDuring.requests} with client requests in flight, ${killedDuring.processing} with a job PROCESSING, ${killedDuring.deliveries} with a delivery pending or sending`,
 );
