@@ -1,8 +1,9 @@
 /**
  * Crash soak of the scale-out deployment: an API process (`serve --no-workers`) and a worker process
  * (`worker`) over PostgreSQL, BullMQ on Redis and S3 (the repository's S3 server on loopback). The
- * worker is killed with SIGKILL at aimed moments, in turn: a job `encoding`, `analysing`,
- * `uploading` (writing its outputs to S3), and a delivery the receiver has read and holds; it is
+ * worker is killed with SIGKILL at aimed moments, in turn: a job `separating` (its stems being
+ * encoded as they come), `analysing`, `uploading` (writing its outputs to S3), and a delivery the
+ * receiver has read and holds; it is
  * started again at once, so the dead worker's lease is still live for up to 30 s and its job comes
  * back only through the lease running out (BullMQ's stalled recovery or the workers' re-offer).
  * Meanwhile the queue is watched: the most waiting messages one job ever had.
@@ -266,8 +267,8 @@ console.log(
 );
 console.log('(this machine is shared with other engineers and loaded; times are indicative only)');
 const t0 = Date.now();
-type Phase = 'encoding' | 'analysing' | 'uploading' | 'webhook held';
-const PHASES: Phase[] = ['encoding', 'analysing', 'uploading', 'webhook held'];
+type Phase = 'separating' | 'analysing' | 'uploading' | 'webhook held';
+const PHASES: Phase[] = ['separating', 'analysing', 'uploading', 'webhook held'];
 const kills: Array<{ aim: Phase; landed: boolean; files: number; bytes: number; uploads: number }> = [];
 let missed = 0;
 for (let k = 0; k < AIMED; k++) {

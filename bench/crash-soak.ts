@@ -4,8 +4,11 @@
  * Idempotency-Key, retrying every failed or cut request as a real client does), jobs are processed
  * and webhooks are delivered. Kills come in two kinds:
  * - random moments (`--rounds`), which land on requests, processing and deliveries alike;
- * - aimed at phases (`--aimed`), in turn: a job `encoding`, `analysing`, `uploading` (writing its
- *   outputs into the disk store), and a delivery the receiver has read and holds unanswered. Each
+ * - aimed at phases (`--aimed`), in turn: a job `separating` (the separation process decodes and
+ *   its ffmpeg encoders write the stems), `analysing`, `uploading` (writing its outputs into the
+ *   disk store), and a delivery the receiver has read and holds unanswered. (The `encoding` phase,
+ *   re-encoding the other stems after vocals are cleaned, lasts tens of milliseconds on these clips:
+ *   too short to aim at.) Each
  *   aimed kill is checked to have landed: the job's row still shows that phase after the kill, or
  *   the receiver was holding the request when it died.
  * After every kill the temporary places (`tmp/`, `work/`, `blobs/tmp`) are measured before the
@@ -304,7 +307,7 @@ const clients = (async () => {
   clientsDone = true;
 })();
 
-type Phase = 'encoding' | 'analysing' | 'uploading' | 'webhook held';
+type Phase = 'separating' | 'analysing' | 'uploading' | 'webhook held';
 interface Kill {
   aim: Phase | 'random';
   landed: boolean;
@@ -358,13 +361,13 @@ async function aimedKill(aim: Phase): Promise<boolean> {
         hit = async () => held.some((h) => h.entry.at >= at);
       }
     } else {
-      const job = await watch.db
+      const running = await watch.db
         .selectFrom('jobs')
-        .select(['id', 'crashes'])
+        .select(['id', 'crashes', 'progress_phase'])
         .where('status', '=', 'PROCESSING')
-        .where('progress_phase', '=', aim)
-        .where('crashes', '<', 2)
-        .executeTakeFirst();
+        .execute();
+      for (const r of running) phasesSeen.add(r.progress_phase ?? 'none');
+      const job = running.find((r) => r.progress_phase === aim && r.crashes < 2);
       if (job) {
         // Landed when the dead process left the job in that phase, under the same run.
         hit = async () => {
@@ -388,7 +391,8 @@ async function aimedKill(aim: Phase): Promise<boolean> {
 }
 
 // Random and aimed kills alternate, while the clients keep creating jobs.
-const PHASES: Phase[] = ['encoding', 'analysing', 'uploading', 'webhook held'];
+const PHASES: Phase[] = ['separating', 'analysing', 'uploading', 'webhook held'];
+const phasesSeen = new Set<string>();
 let missed = 0;
 for (let k = 0; k < Math.max(ROUNDS, AIMED); k++) {
   if (k < AIMED && !(await aimedKill(PHASES[k % PHASES.length]!))) missed++;
@@ -524,6 +528,7 @@ const replays = intents.reduce((s, i) => s + i.replays, 0);
 const crashes = jobs.reduce((s, j) => s + j.crashes, 0);
 const maxAttempts = Math.max(0, ...jobs.map((j) => j.attempts));
 const mb = (b: number) => (b / 1e6).toFixed(1);
+console.log(`phases seen while aiming: ${[...phasesSeen].join(', ') || 'none'}`);
 console.log(`${killLog.length} kill -9 in ${seconds.toFixed(0)} s; ${missed} aimed kill(s) found no target in 60 s`);
 console.log(
   `random kills: ${ROUNDS}, hitting ${killedDuring.requests} with client requests in flight, ${killedDuring.processing} with a job PROCESSING, ${killedDuring.deliveries} with a delivery pending or sending`,
