@@ -318,7 +318,9 @@ const killLog: Kill[] = [];
 const killedDuring = { requests: 0, processing: 0, deliveries: 0 };
 
 /** Kills the server, measures what it left in the temporary places, starts it again. */
+const killTimes: number[] = [];
 async function killAndRestart(aim: Kill['aim'], landed: () => Promise<boolean>): Promise<void> {
+  killTimes.push(Date.now());
   await killServer();
   const left = await leftovers();
   killLog.push({ aim, landed: await landed(), files: left.files, bytes: left.bytes });
@@ -497,15 +499,23 @@ for (const job of jobs.filter((j) => j.status === 'COMPLETED' && j.outputs_json)
   }
 }
 
-// Webhooks: every stem job's event answered 200 once; a repeat only for a request a kill cut.
+// Webhooks: every stem job's event answered 200; a repeat only of a request a kill cut (between the
+// receiver reading it, or even answering it, and our record of the answer).
 const answered = new Map<string, number>();
-const seen = new Map<string, number>();
+const byEvent = new Map<string, number[]>();
 for (const r of received) {
   const k = `${r.jobId} ${r.event}`;
-  seen.set(k, (seen.get(k) ?? 0) + 1);
+  byEvent.set(k, [...(byEvent.get(k) ?? []), r.at]);
   if (r.answered) answered.set(k, (answered.get(k) ?? 0) + 1);
 }
-const repeats = [...seen.values()].reduce((n, v) => n + v - 1, 0);
+let repeats = 0;
+for (const [k, times] of byEvent) {
+  for (let i = 1; i < times.length; i++) {
+    repeats++;
+    if (!killTimes.some((t) => t >= times[i - 1]! && t <= times[i]!)) problems.push(`${k} repeated without a kill`);
+  }
+}
+const answeredTwice = [...answered.values()].filter((n) => n > 1).length;
 let lost = 0;
 for (const job of jobs.filter((j) => j.kind === 'stem')) {
   const event = job.status === 'COMPLETED' ? 'job.completed' : 'job.failed';
@@ -517,8 +527,6 @@ for (const job of jobs.filter((j) => j.kind === 'stem')) {
   if (!answered.has(`${job.id} ${event}`) || row.status !== 'done' || row.response_status !== 200) lost++;
 }
 if (lost) problems.push(`${lost} event(s) not delivered`);
-const answeredTwice = [...answered.values()].filter((n) => n > 1).length;
-if (answeredTwice) problems.push(`${answeredTwice} event(s) answered 200 more than once`);
 if (hookRow.is_active !== 1 || hookRow.fail_count !== 0)
   problems.push(`webhook active ${hookRow.is_active}, failCount ${hookRow.fail_count}`);
 if (finalLeft.files) problems.push(`left in temporary places: ${finalLeft.names.join(', ')}`);
@@ -557,7 +565,7 @@ console.log(
 );
 console.log(`outputs: ${outputs} stored, ${outputsBad} missing or of the wrong length`);
 console.log(
-  `webhooks: ${deliveries.length} outbox rows, ${received.length} requests received, ${repeats} repeat(s) of a request a kill cut, ${lost} lost; webhook active ${hookRow.is_active === 1}, failCount ${hookRow.fail_count}`,
+  `webhooks: ${deliveries.length} outbox rows, ${received.length} requests received, ${repeats} repeat(s) of a request a kill cut (${answeredTwice} of them answered 200 twice: the kill fell between the answer and its record), ${lost} lost; webhook active ${hookRow.is_active === 1}, failCount ${hookRow.fail_count}`,
 );
 console.log(`left in temporary places after the run: ${finalLeft.files} files, ${mb(finalLeft.bytes)} MB`);
 console.log(problems.length ? `INVARIANTS BROKEN:\n  ${problems.join('\n  ')}` : 'all invariants hold');
