@@ -133,6 +133,8 @@ const common = {
   MIN_DURATION_SECONDS: '1',
   RATE_LIMIT_PER_MINUTE: '100000',
   JOB_RETRY_BASE_MS: '200',
+  // Kills come far more often than real crashes here; the bound (3) is for poison inputs.
+  JOB_MAX_CRASHES: '10',
   WEBHOOK_TIMEOUT_MS: '10000',
   ORPHAN_SWEEP_SECONDS: '10',
   LOG_LEVEL: 'error',
@@ -427,7 +429,7 @@ for (const aim of PHASES) {
   );
 }
 console.log(
-  `jobs: ${jobs.length} for ${INTENTS} intents, ${completed} COMPLETED; ${jobs.reduce((n, j) => n + j.crashes, 0)} crash(es) counted, highest attempts ${Math.max(0, ...jobs.map((j) => j.attempts))}`,
+  `jobs: ${jobs.length} for ${INTENTS} intents, ${completed} COMPLETED, ${jobs.length - completed} FAILED (${jobs.filter((j) => j.error_code === 'JOB_CRASHED').length} JOB_CRASHED); ${jobs.reduce((n, j) => n + j.crashes, 0)} crash(es) counted, highest attempts ${Math.max(0, ...jobs.map((j) => j.attempts))}`,
 );
 console.log(`credits: ${ledger.length} ledger rows, balance ${balance.balance_seconds} s, ledger sum ${sumDelta} s`);
 console.log(`outputs: ${outputs} in the bucket, ${outputsBad} missing or of the wrong length`);
