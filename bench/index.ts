@@ -24,6 +24,7 @@ const benches: [file: string, what: string][] = [
     'kill -9 of a scale-out worker aimed at phases and held deliveries: the same audits, queue messages, open S3 uploads',
   ],
   ['bench/startup.ts', 'start-up time and memory of the API process: tsx loader vs Node type transform'],
+  ['bench/metrics-scrape.ts', 'cost of a /metrics scrape over a busy jobs table, SQLite vs PostgreSQL'],
 ];
 console.log('Stemforge benchmarks (run with: node bin/run-ts.mjs <file>)\n');
 for (const [file, what] of benches) console.log(`  ${file.padEnd(28)} ${what}`);

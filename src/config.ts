@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { resolve, join } from 'node:path';
 import { z } from 'zod';
+import { EXECUTION_PROVIDERS, type ExecutionProvider } from './domain/vocabulary.ts';
 import { STORAGE_BACKEND_NAMES, STORAGE_BACKENDS } from './storage/backends.ts';
 
 /**
@@ -61,7 +62,7 @@ const envSchema = z.object({
   S3_FORCE_PATH_STYLE: bool.default(true),
   STEMFORGE_MODELS_DIR: optionalString,
   STEMFORGE_CACHE_DIR: optionalString,
-  ORT_EXECUTION_PROVIDER: z.enum(['cpu', 'cuda', 'webgpu']).default('cpu'),
+  ORT_EXECUTION_PROVIDER: z.enum(EXECUTION_PROVIDERS).default('cpu'),
   ORT_THREADS: int(0, 256).default(0),
   SEPARATION_IDLE_SECONDS: int(0).default(300),
   YTDLP_PATH: z.string().min(1).default('yt-dlp'),
@@ -82,6 +83,8 @@ const envSchema = z.object({
     .default('admin@localhost'),
   DASHBOARD_REQUESTS_PER_MINUTE: int(1).default(600),
   TRUST_PROXY: z.string().trim().default('false').transform(parseTrustProxy),
+  METRICS_TOKEN: optionalString.pipe(z.string().min(16, 'at least 16 characters').optional()),
+  METRICS_PORT: int(1, 65535).optional(),
 });
 
 /** Every environment variable the configuration reads (the README's table documents each). */
@@ -179,8 +182,7 @@ export interface Config {
   /** What the service derives from the models and may rebuild: prepared graph copies and the record of verified checksums. */
   cacheDir: string;
   onnx: {
-    /** The model registry's `ExecutionProvider`. */
-    executionProvider: 'cpu' | 'cuda' | 'webgpu';
+    executionProvider: ExecutionProvider;
     threads: number;
     /** A warm separation process exits after this long without a job (0: never), returning its memory. */
     separationIdleSeconds: number;
@@ -213,6 +215,11 @@ export interface Config {
     /** Session cookies carry `Secure` when the site is served over https. */
     secureCookies: boolean;
   };
+  /**
+   * Prometheus metrics: served at `/metrics` only with `Authorization: Bearer <token>`; no token,
+   * no metrics (404). `port`: where `stemforge worker` serves its own `/metrics` and `/healthz`.
+   */
+  metrics: { token: string | undefined; port: number | undefined };
 }
 
 export class ConfigError extends Error {}
@@ -301,6 +308,7 @@ export function loadConfig(env: Env = process.env): Config {
       requestsPerMinute: e.DASHBOARD_REQUESTS_PER_MINUTE,
       secureCookies: (e.PUBLIC_URL ?? '').startsWith('https:'),
     },
+    metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT },
   };
 }
 

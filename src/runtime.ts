@@ -14,6 +14,8 @@ import { createQueue } from './queue/create-queue.ts';
 import type { Engines } from './engines/engines.ts';
 import { createEngines } from './engines/create-engines.ts';
 import { localModels, workerModels, type ModelAvailability } from './models/availability.ts';
+import { createMetrics, type Metrics } from './metrics/metrics.ts';
+import { registerFleetGauges, registerQueueGauges } from './metrics/queue-gauges.ts';
 
 /**
  * The composition root: the adapters chosen by config for each port. Built once per process and
@@ -30,6 +32,8 @@ export interface Runtime {
   /** Which optional models the processes that run jobs have (this one, or the live workers). */
   models: ModelAvailability;
   log: Logger;
+  /** This process's Prometheus metrics (served only when METRICS_TOKEN is set). */
+  metrics: Metrics;
   /** The audio engines, created on first use (API-only processes never load a model). */
   engines(): Engines;
   close(): Promise<void>;
@@ -54,6 +58,9 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     serializers: LOG_SERIALIZERS,
   });
   const queue = createQueue(config, handle.db, log);
+  const metrics = createMetrics({ processMetrics: config.metrics.token !== undefined });
+  registerQueueGauges(metrics, handle.db);
+  if (config.deployment.mode === 'scale-out') registerFleetGauges(metrics, handle.db);
   let engines: Engines | undefined;
   const getEngines = () => (engines ??= (opts.engines ?? createEngines)(config));
   const models =
@@ -69,6 +76,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     rateLimiter,
     queue,
     log,
+    metrics,
     models,
     engines: getEngines,
     async close() {

@@ -12,7 +12,9 @@ import S3rver from 's3rver';
  * adapter's conformance run. s3rver lacks two things the suite relies on, which this helper adds in
  * front of it, following the S3 documentation:
  * - it accepts any SigV4 signature ("V4 signatures have incomplete support"), so a tampered
- *   presigned URL would pass; presigned query-string requests are verified here;
+ *   presigned URL would pass; presigned query-string requests are verified here, signed headers
+ *   (a presigned PUT's Content-Type and Content-Length) and expiry (X-Amz-Date + X-Amz-Expires)
+ *   included;
  * - it has no AbortMultipartUpload; here it removes the upload's parts;
  * - it has no ListMultipartUploads; here it lists the open uploads (key, id, `Initiated`) in one page.
  */
@@ -31,14 +33,24 @@ export interface TestS3Server {
 const ACCESS_KEY = 'S3RVER';
 const SECRET_KEY = 'S3RVER';
 
-export async function startS3Server(bucket = 'stemforge-test'): Promise<TestS3Server> {
+/**
+ * `corsOrigin`: a bucket CORS rule allowing PUT and GET (with `Content-Type`) from that origin, as
+ * docs/deploy.md asks of a bucket that browsers upload to.
+ */
+export async function startS3Server(
+  bucket = 'stemforge-test',
+  opts: { corsOrigin?: string } = {},
+): Promise<TestS3Server> {
   const directory = await mkdtemp(join(tmpdir(), 'stemforge-s3-'));
+  const cors = opts.corsOrigin
+    ? `<CORSConfiguration><CORSRule><AllowedOrigin>${opts.corsOrigin}</AllowedOrigin><AllowedMethod>PUT</AllowedMethod><AllowedMethod>GET</AllowedMethod><AllowedHeader>content-type</AllowedHeader><ExposeHeader>ETag</ExposeHeader></CORSRule></CORSConfiguration>`
+    : undefined;
   const s3 = new S3rver({
     address: '127.0.0.1',
     port: 0,
     silent: true,
     directory,
-    configureBuckets: [{ name: bucket }],
+    configureBuckets: [{ name: bucket, ...(cors ? { configs: [cors] } : {}) }],
   });
   const uploadsDir = join(directory, bucket, '._S3rver_uploads');
   // Koa composes its middleware when the server starts, so these run before s3rver's own.
@@ -133,7 +145,8 @@ function presignedSignatureMiddleware(secretKey: string) {
       });
     const get = (name: string) => params.find(([k]) => k === name)?.[1];
     const signature = get('X-Amz-Signature');
-    if (signature === undefined) return next();
+    // A CORS preflight carries the URL but is never signed; S3 answers it from the bucket's rules.
+    if (signature === undefined || ctx.method === 'OPTIONS') return next();
 
     const canonicalQuery = params
       .filter(([k]) => k !== 'X-Amz-Signature')
@@ -159,14 +172,21 @@ function presignedSignatureMiddleware(secretKey: string) {
     const stringToSign = ['AWS4-HMAC-SHA256', get('X-Amz-Date') ?? '', scope, sha256(canonicalRequest)].join('\n');
     let key: Buffer = hmac(`AWS4${secretKey}`, date);
     for (const part of [region, service, 'aws4_request']) key = hmac(key, part);
-    if (hmac(key, stringToSign).toString('hex') !== signature) {
-      ctx.status = 403;
-      ctx.type = 'application/xml';
-      ctx.body = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SignatureDoesNotMatch</Code></Error>';
-      return;
-    }
+    if (hmac(key, stringToSign).toString('hex') !== signature) return refuse(ctx, 'SignatureDoesNotMatch');
+    // S3 checks the signature first, then the expiry ("Request has expired", 403 AccessDenied).
+    const signedAt = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(get('X-Amz-Date') ?? '');
+    const expires = Number(get('X-Amz-Expires'));
+    if (!signedAt || !Number.isInteger(expires)) return refuse(ctx, 'AuthorizationQueryParametersError');
+    const [, y, mo, d, h, mi, sec] = signedAt.map(Number) as number[];
+    if (Date.UTC(y!, mo! - 1, d!, h!, mi!, sec!) + expires * 1000 < Date.now()) return refuse(ctx, 'AccessDenied');
     return next();
   };
+}
+
+function refuse(ctx: KoaContext, code: string): void {
+  ctx.status = 403;
+  ctx.type = 'application/xml';
+  ctx.body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code></Error>`;
 }
 
 function rfc3986(s: string): string {

@@ -137,6 +137,8 @@ describe('scale-out deployment: API and worker processes over PostgreSQL, Redis 
   test('a job created on the API process is separated by the worker process and downloads from S3', async () => {
     expect(/sk_live_[0-9A-Za-z]+/.exec(api.out())?.[0]).toBeTruthy();
     const grant: any = await (await call('/v1/upload', { method: 'POST', json: { filename: 'falcon.wav' } })).json();
+    // Issue 30: the file goes straight to the bucket; the worker process measures it.
+    expect(grant.uploadUrl.startsWith(`${s3.endpoint}/${s3.bucket}/uploads/`)).toBe(true);
     const put = await fetch(grant.uploadUrl, {
       method: 'PUT',
       headers: { 'content-type': grant.contentType },
@@ -158,6 +160,8 @@ describe('scale-out deployment: API and worker processes over PostgreSQL, Redis 
     }
     expect(job.errorMessage).toBeNull();
     expect(job.status).toBe('COMPLETED');
+    expect(job.input.durationSeconds).toBeGreaterThan(0);
+    expect(job.creditsCharged).toBe(job.input.durationSeconds);
     expect(job.outputs.vocals.url.startsWith(s3.endpoint)).toBe(true);
     const res = await fetch(job.outputs.vocals.url);
     expect(res.status).toBe(200);

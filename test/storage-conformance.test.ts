@@ -501,3 +501,86 @@ describe('S3_PUBLIC_ENDPOINT (issue 28: compose reaches the bucket as minio:9000
     }
   });
 });
+
+describe('presigned PUT URLs (issue 30: uploads straight to S3 in scale-out)', () => {
+  let s3: Awaited<ReturnType<typeof startS3Server>>;
+  let store: S3BlobStore;
+  let pastStore: S3BlobStore;
+  beforeAll(async () => {
+    s3 = await startS3Server();
+    const settings = { ...s3, forcePathStyle: true };
+    store = new S3BlobStore({ client: createS3Client(settings), bucket: s3.bucket, endpoint: s3.endpoint });
+    // Signed 16 minutes ago: a 15-minute grant that has just run out.
+    pastStore = new S3BlobStore({
+      client: createS3Client(settings),
+      bucket: s3.bucket,
+      now: () => Date.now() - 16 * 60 * 1000,
+    });
+  });
+  afterAll(async () => {
+    await store?.close();
+    await pastStore?.close();
+    await s3?.close();
+  });
+  const sign = (s: S3BlobStore, key: string, extra: { contentLength?: number } = {}) =>
+    s.signedUploadUrl(key, { contentType: 'audio/mpeg', expiresInSeconds: 900, ...extra });
+  const putTo = (url: string, contentType: string, bytes: Buffer | string) =>
+    fetch(url, { method: 'PUT', headers: { 'content-type': contentType }, body: bytes });
+
+  it('the URL points at the store; a PUT with the granted Content-Type stores the bytes with that type', async () => {
+    const { url, expiresAt } = await sign(store, 'uploads/a/u1/direct');
+    expect(url.startsWith(`${s3.endpoint}/${s3.bucket}/uploads/a/u1/direct?`)).toBe(true);
+    expect(new URL(url).searchParams.get('X-Amz-SignedHeaders')).toBe('content-type;host');
+    expect(Math.abs(expiresAt.getTime() - Date.now() - 900_000)).toBeLessThan(2000);
+    const res = await putTo(url, 'audio/mpeg', 'the bytes');
+    expect(res.status).toBe(200);
+    expect(await store.stat('uploads/a/u1/direct')).toEqual({ size: 9, contentType: 'audio/mpeg' });
+  });
+
+  it('refuses a PUT with another Content-Type, and stores nothing', async () => {
+    const { url } = await sign(store, 'uploads/a/u2/direct');
+    const res = await putTo(url, 'text/html', '<script>');
+    expect(res.status).toBe(403);
+    expect(await res.text()).toContain('SignatureDoesNotMatch');
+    expect(await store.stat('uploads/a/u2/direct')).toBeNull();
+  });
+
+  it('refuses a PUT after the URL expired, and stores nothing', async () => {
+    const { url, expiresAt } = await sign(pastStore, 'uploads/a/u3/direct');
+    expect(expiresAt.getTime()).toBeLessThan(Date.now());
+    const res = await putTo(url, 'audio/mpeg', 'late bytes');
+    expect(res.status).toBe(403);
+    expect(await res.text()).toContain('AccessDenied');
+    expect(await store.stat('uploads/a/u3/direct')).toBeNull();
+  });
+
+  it('with a Content-Length bound, refuses a body of another size (the size limit enforced by the store)', async () => {
+    const { url } = await sign(store, 'uploads/a/u4/direct', { contentLength: 5 });
+    expect(new URL(url).searchParams.get('X-Amz-SignedHeaders')).toBe('content-length;content-type;host');
+    expect((await putTo(url, 'audio/mpeg', 'six by')).status).toBe(403);
+    expect(await store.stat('uploads/a/u4/direct')).toBeNull();
+    expect((await putTo(url, 'audio/mpeg', 'five!')).status).toBe(200);
+    expect((await store.stat('uploads/a/u4/direct'))?.size).toBe(5);
+  });
+
+  it('a tampered URL (another key) is refused', async () => {
+    const { url } = await sign(store, 'uploads/a/u5/direct');
+    const res = await putTo(url.replace('/u5/', '/u6/'), 'audio/mpeg', 'x');
+    expect(res.status).toBe(403);
+    expect(await store.stat('uploads/a/u6/direct')).toBeNull();
+  });
+
+  it('refuses signing options outside the contract', async () => {
+    await expect(
+      store.signedUploadUrl('uploads/a/u7/direct', { contentType: 'audio/mpeg', expiresInSeconds: 0 }),
+    ).rejects.toBeInstanceOf(TypeError);
+    await expect(
+      store.signedUploadUrl('uploads/a/u7/direct', {
+        contentType: 'audio/mpeg',
+        expiresInSeconds: 60,
+        contentLength: 0,
+      }),
+    ).rejects.toBeInstanceOf(TypeError);
+    await expect(store.signedUploadUrl('../x', { contentType: 'audio/mpeg', expiresInSeconds: 60 })).rejects.toThrow();
+  });
+});

@@ -2,16 +2,25 @@ import { loadConfig } from '../config.ts';
 import { createRuntime } from '../runtime.ts';
 import { startWorkers } from '../worker/start.ts';
 import { startOrphanSweeper, sweepStartupLeftovers } from '../startup-sweep.ts';
+import { buildMetricsServer } from '../app/metrics-server.ts';
 
 /** `stemforge worker`: workers only, for the scale-out deployment (API processes run `serve --no-workers`). */
 export async function run(): Promise<void> {
-  const rt = await createRuntime(loadConfig());
+  const config = loadConfig();
+  const rt = await createRuntime(config);
   await sweepStartupLeftovers(rt);
   const sweeper = startOrphanSweeper(rt);
   const workers = await startWorkers(rt);
+  // Its own metrics and probes, when the operator gives it a port (docs/deploy.md, "Metrics").
+  const server = config.metrics.port === undefined ? null : buildMetricsServer(rt);
+  if (server) {
+    await server.listen({ port: config.metrics.port, host: config.host });
+    process.stdout.write(`Stemforge worker metrics on http://${config.host}:${config.metrics.port}/metrics\n`);
+  }
   process.stdout.write('Stemforge worker started\n');
   const shutdown = async () => {
     await sweeper.stop();
+    await server?.close();
     await workers.stop();
     await rt.close();
     process.exit(0);

@@ -84,6 +84,11 @@ export const errorCatalog = {
     status: 403,
     message: 'The request lacks a valid X-CSRF-Token header or comes from another site; reload the page.',
   },
+  // operations
+  METRICS_TOKEN_INVALID: {
+    status: 401,
+    message: 'The metrics need "Authorization: Bearer <METRICS_TOKEN>" with the token this server was started with.',
+  },
   // server side
   INTERNAL_ERROR: { status: 500, message: 'An internal error occurred.' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'The service is not ready.' },

@@ -59,3 +59,7 @@ export const JOB_CANCELLED_CODE = 'JOB_CANCELLED';
  * (a poison input that kills its worker): it is FAILED and its credits released, not run again.
  */
 export const JOB_CRASHED_CODE = 'JOB_CRASHED';
+
+/** The onnxruntime execution providers a worker can be started with (`ORT_EXECUTION_PROVIDER`). */
+export const EXECUTION_PROVIDERS = ['cpu', 'cuda', 'webgpu'] as const;
+export type ExecutionProvider = (typeof EXECUTION_PROVIDERS)[number];

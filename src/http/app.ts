@@ -24,6 +24,8 @@ import { webhookRoutes } from './webhooks.ts';
 import { openApiRoutes } from './openapi.ts';
 import { registerBlobRoutes } from './blob-routes.ts';
 import { registerDocsAssets } from './docs-page.ts';
+import { metricsRoutes } from './metrics-route.ts';
+import { installRequestMetrics } from './request-metrics.ts';
 
 export const API_VERSION = '1.0.0';
 
@@ -108,6 +110,7 @@ export function buildApi(rt: Runtime, opts: ApiOptions = {}): FastifyInstance {
     reply.header('X-Request-Id', request.id);
   });
   installErrorHandler(app);
+  installRequestMetrics(app, rt.metrics);
   app.addHook(
     'onRequest',
     apiKeyHook({ db: rt.db, rateLimiter: rt.rateLimiter, requestsPerMinute: rt.config.limits.requestsPerMinute }),
@@ -123,6 +126,7 @@ export function buildApi(rt: Runtime, opts: ApiOptions = {}): FastifyInstance {
 
   const routes: AnyRoute[] = [
     ...healthRoutes(rt),
+    ...metricsRoutes({ metrics: rt.metrics, token: rt.config.metrics.token }),
     ...balanceRoutes(rt),
     ...uploadGrantRoutes(rt),
     ...jobRoutes(rt),

@@ -23,7 +23,7 @@ export function denoiseJobRoutes(rt: Runtime) {
       url: '/v1/denoise-jobs',
       summary: 'Create a voice-cleaning (denoise) job',
       description:
-        'inputFilePath is an upload key (POST /files/upload). Credits are the MEASURED duration rounded up, held at creation; the declared durationSeconds and inputFileSize are not billed.',
+        'inputFilePath is an upload key (POST /files/upload). Credits are the MEASURED duration rounded up, held at creation; the declared durationSeconds and inputFileSize are not billed. An upload PUT straight to S3 (scale-out, POST /upload) is measured by the worker before cleaning: an estimate is held, then settled to the decoded length, as for POST /jobs.',
       tag: 'Denoise jobs',
       auth: 'apiKey',
       body: CreateDenoiseJobRequest,

@@ -15,7 +15,7 @@ export function jobRoutes(rt: Runtime) {
       url: '/v1/jobs',
       summary: 'Create a stem separation job',
       description:
-        'Exactly one of uploadKey (from POST /upload) or sourceUrl. Credits (the duration in seconds, rounded up) are held at creation.',
+        'Exactly one of uploadKey (from POST /upload) or sourceUrl. Credits (the duration in seconds, rounded up) are held at creation. An upload PUT straight to S3 (scale-out) is not measured yet: creditsRequired is then an estimate held from its size, and the worker decodes the file before separating it and settles the hold to its decoded length; a file that is not audio, too long, or longer than the balance covers fails the job (errorDetails.code UNSUPPORTED_FORMAT, AUDIO_NOT_DECODABLE, AUDIO_TOO_LONG, AUDIO_TOO_SHORT, FILE_TOO_LARGE or INSUFFICIENT_CREDITS) and releases what was held.',
       tag: 'Stem jobs',
       auth: 'apiKey',
       body: CreateJobRequest,

@@ -18,15 +18,43 @@ export interface AcquiredInput {
   durationSeconds: number;
 }
 
-/** Resolves an upload key of the caller to its stored, probed file. */
+/** An upload PUT straight to the blob store: its size is known (the store's), its length not yet. */
+export type UnmeasuredInput = Omit<AcquiredInput, 'durationSeconds'> & { durationSeconds: null };
+
+/**
+ * Resolves an upload key of the caller to its stored file: probed and measured when it came through
+ * this API, or (a `direct` upload, scale-out on S3) only looked up in the store (a HEAD: no byte of
+ * it passes through here) and measured later by the worker (`src/worker/measure-input.ts`).
+ */
 export async function inputFromUpload(
-  deps: Pick<JobDeps, 'db'>,
+  deps: Pick<JobDeps, 'db' | 'store' | 'config'>,
   accountId: string,
   uploadKey: string,
-): Promise<AcquiredInput> {
+): Promise<AcquiredInput | UnmeasuredInput> {
   const upload = await findUpload(deps.db, uploadKey);
   if (!upload || upload.account_id !== accountId) {
     throw new ApiError('UPLOAD_NOT_FOUND', `No upload '${uploadKey}' belongs to this account.`);
+  }
+  if (upload.status === 'direct') {
+    const stored = await deps.store.stat(upload.storage_key);
+    if (!stored) {
+      throw new ApiError(
+        'UPLOAD_NOT_FOUND',
+        `Upload '${uploadKey}' has no file yet: PUT the file to its uploadUrl first.`,
+      );
+    }
+    const max = deps.config.limits.maxFileSizeBytes;
+    if (stored.size > max) {
+      throw new ApiError('FILE_TOO_LARGE', `The file is ${stored.size} bytes; the maximum is ${max} bytes.`, {
+        maxFileSizeBytes: max,
+      });
+    }
+    return {
+      sourceKey: upload.storage_key,
+      fileName: upload.file_name,
+      fileSizeBytes: stored.size,
+      durationSeconds: null,
+    };
   }
   if (upload.status !== 'uploaded' || upload.size_bytes === null || upload.duration_seconds === null) {
     throw new ApiError(

@@ -23,7 +23,7 @@ export function wasCancelled(row: Pick<JobRow, 'status' | 'error_code'>): boolea
  * JOB_NOT_CANCELLABLE. Returns the job as it is now.
  */
 export async function cancelJob(
-  deps: Pick<JobDeps, 'db' | 'config'>,
+  deps: Pick<JobDeps, 'db' | 'config' | 'metrics'>,
   accountId: string,
   kind: JobKind | null,
   id: string,
@@ -31,13 +31,15 @@ export async function cancelJob(
   const row = await findAccountJob(deps.db, accountId, kind, id);
   if (!row) throw new ApiError('JOB_NOT_FOUND', `No job '${id}'.`);
   const now = new Date();
-  const moved = await deps.db.transaction().execute(async (tx) => {
+  const released = await deps.db.transaction().execute(async (tx) => {
     const expiresAt = new Date(now.getTime() + deps.config.retentionSeconds * 1000).toISOString();
-    if (!(await markCancelled(tx, id, { now: now.toISOString(), expiresAt, message: CANCELLED_MESSAGE }))) return false;
-    await releaseHold(tx, accountId, id, 'job cancelled');
+    if (!(await markCancelled(tx, id, { now: now.toISOString(), expiresAt, message: CANCELLED_MESSAGE }))) return null;
+    const seconds = await releaseHold(tx, accountId, id, 'job cancelled');
     await recordJobEvent(tx, id, 'job.failed');
-    return true;
+    return seconds;
   });
+  const moved = released !== null;
+  if (moved) deps.metrics.creditsReleased.inc({ reason: 'cancelled' }, released);
   const after = (await findAccountJob(deps.db, accountId, kind, id)) ?? row;
   if (moved || wasCancelled(after)) return after;
   throw new ApiError(

@@ -8,6 +8,7 @@ import type { IdempotentAnswer } from '../store/idempotency-keys.ts';
 import { insertHeldJob } from './insert-held-job.ts';
 import { estimateSeconds } from './estimate.ts';
 import { requireModel } from './require-model.ts';
+import { holdForUnmeasured } from './unmeasured-hold.ts';
 import { denoiseModel } from '../models/registry.ts';
 import type { DenoiseInput, DenoiseOptions } from './payloads.ts';
 
@@ -19,14 +20,17 @@ import type { DenoiseInput, DenoiseOptions } from './payloads.ts';
  * an error.
  */
 export async function createDenoiseJob(
-  deps: Pick<JobDeps, 'config' | 'db' | 'queue' | 'log' | 'models'>,
+  deps: Pick<JobDeps, 'config' | 'db' | 'queue' | 'log' | 'models' | 'store' | 'metrics'>,
   accountId: string,
   body: z.infer<typeof CreateDenoiseJobRequest>,
   idempotent?: IdempotentAnswer,
 ) {
   await requireModel(deps.models, denoiseModel().name, 'Voice cleaning');
   const input = await inputFromUpload(deps, accountId, body.inputFilePath);
-  const credits = checkLimits(deps, input);
+  // An upload PUT straight to S3 is not measured yet: an estimate is held, settled by the worker.
+  const measured = input.durationSeconds !== null;
+  const credits =
+    input.durationSeconds === null ? await holdForUnmeasured(deps, accountId, input) : checkLimits(deps, input);
   const now = new Date().toISOString();
   const id = newId('job');
   const jobInput: DenoiseInput = {
@@ -37,7 +41,7 @@ export async function createDenoiseJob(
   };
   const options: DenoiseOptions = { outputFormat: body.outputFormat };
   if (body.attenuationLimitDb) options.attenuationLimitDb = body.attenuationLimitDb;
-  if (Math.abs(body.durationSeconds - input.durationSeconds) > 2) {
+  if (input.durationSeconds !== null && Math.abs(body.durationSeconds - input.durationSeconds) > 2) {
     deps.log.info(
       { jobId: id, declared: body.durationSeconds, measured: input.durationSeconds },
       'declared duration differs from the measured one; billing the measured',
@@ -46,7 +50,7 @@ export async function createDenoiseJob(
   const estimatedSeconds = await estimateSeconds(
     deps.db,
     ['denoise'],
-    input.durationSeconds,
+    input.durationSeconds ?? credits,
     'DENOISE',
     deps.config.workers.concurrency,
   );
@@ -60,7 +64,7 @@ export async function createDenoiseJob(
       options,
       sourceKey: input.sourceKey,
       durationSeconds: input.durationSeconds,
-      creditsRequired: credits,
+      creditsRequired: measured ? credits : null,
       hold: credits,
       createdAt: now,
     },

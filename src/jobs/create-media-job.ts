@@ -21,7 +21,7 @@ export const UNKNOWN_TRACK_HOLD_CREDITS = 240;
 /** Contract, "Track jobs": output fixed to vocals + instrumental, MP3, BEST. */
 export const TRACK_OPTIONS = { outputType: 'BOTH', quality: 'BEST', outputFormat: 'MP3' } as const;
 
-type Deps = Pick<JobDeps, 'config' | 'db' | 'queue' | 'log'>;
+type Deps = Pick<JobDeps, 'config' | 'db' | 'queue' | 'log' | 'metrics'>;
 
 /**
  * POST /video-jobs: parses the address (only the canonical watch URL reaches yt-dlp), reads the

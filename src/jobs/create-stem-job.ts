@@ -9,6 +9,7 @@ import { estimateSeconds } from './estimate.ts';
 import { denoiseModel, isShipped, separationModelFor } from '../models/registry.ts';
 import { STEMS_BY_OUTPUT_TYPE } from '../domain/job-state.ts';
 import { requireModel } from './require-model.ts';
+import { holdForUnmeasured } from './unmeasured-hold.ts';
 import type { IdempotentAnswer } from '../store/idempotency-keys.ts';
 
 /**
@@ -41,7 +42,10 @@ export async function createStemJob(
   const input = body.uploadKey
     ? await inputFromUpload(deps, accountId, body.uploadKey)
     : await inputFromUrl(deps, accountId, body.sourceUrl!);
-  const credits = checkLimits(deps, input);
+  // An upload PUT straight to S3 is not measured yet: an estimate is held, settled by the worker.
+  const measured = input.durationSeconds !== null;
+  const credits =
+    input.durationSeconds === null ? await holdForUnmeasured(deps, accountId, input) : checkLimits(deps, input);
   const fileName = body.fileName ?? input.fileName;
   const now = new Date().toISOString();
   const id = newId('job');
@@ -55,7 +59,7 @@ export async function createStemJob(
   const estimatedSeconds = await estimateSeconds(
     deps.db,
     ['stem'],
-    input.durationSeconds,
+    input.durationSeconds ?? credits,
     body.quality,
     deps.config.workers.concurrency,
   );
@@ -70,7 +74,7 @@ export async function createStemJob(
       metadata: body.metadata,
       sourceKey: input.sourceKey,
       durationSeconds: input.durationSeconds,
-      creditsRequired: credits,
+      creditsRequired: measured ? credits : null,
       hold: credits,
       createdAt: now,
       callbackUrl: body.callbackUrl,

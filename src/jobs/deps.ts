@@ -4,6 +4,7 @@ import type { Db } from '../store/schema.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import type { JobQueue } from '../queue/job-queue.ts';
 import type { ModelAvailability } from '../models/availability.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 
 /**
  * What creating a job may need from the composition root (`src/runtime.ts` satisfies it). Each
@@ -18,4 +19,5 @@ export interface JobDeps {
   log: Logger;
   /** Which optional models the processes that run jobs have (gates six stems and voice cleaning). */
   models: ModelAvailability;
+  metrics: Metrics;
 }

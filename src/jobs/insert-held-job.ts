@@ -8,6 +8,7 @@ import { createJobCallback } from '../store/webhooks.ts';
 import { completeIdempotencyKey, type IdempotentAnswer } from '../store/idempotency-keys.ts';
 import { ApiError } from '../domain/errors.ts';
 import { assertPublicUrl } from '../sources/address-guard.ts';
+import { tierLabel } from '../metrics/labels.ts';
 
 interface NewJobFields {
   id: string;
@@ -40,7 +41,7 @@ export type NewJob = {
  * a stall) rolls the job back with 409 IDEMPOTENCY_KEY_IN_PROGRESS.
  */
 export async function insertHeldJob<T>(
-  deps: Pick<JobDeps, 'config' | 'db' | 'queue'>,
+  deps: Pick<JobDeps, 'config' | 'db' | 'queue' | 'metrics'>,
   job: NewJob,
   created: (callbackSecret: string | undefined) => T,
   idempotent?: IdempotentAnswer,
@@ -93,6 +94,8 @@ export async function insertHeldJob<T>(
     }
     return body;
   });
+  deps.metrics.jobsCreated.inc({ kind: job.kind, tier: tierLabel(job.options) });
+  deps.metrics.creditsHeld.inc(job.hold);
   await deps.queue.enqueue({ id: job.id, kind: job.kind }, job.sourceKey ? 'inference' : 'download');
   return answer;
 }

@@ -1,4 +1,4 @@
-import { type OutputTypeValue, QUALITIES, type QualityValue } from '../domain/vocabulary.ts';
+import { type ExecutionProvider, type OutputTypeValue, QUALITIES, type QualityValue } from '../domain/vocabulary.ts';
 
 /**
  * The models Stemforge knows, described by data: files with pinned checksums, where they come from,
@@ -22,7 +22,7 @@ export type ModelSource =
   | { kind: 'url'; url?: string; archive?: 'tar.gz' };
 
 /** Where a model runs, as the operator chooses it (`ORT_EXECUTION_PROVIDER`). */
-export type ExecutionProvider = 'cpu' | 'cuda' | 'webgpu';
+export type { ExecutionProvider };
 
 export interface ModelSpec {
   name: string;

@@ -57,6 +57,14 @@ export interface BlobStore {
   /** Abandons one (S3 AbortMultipartUpload; the disk store removes the temp file). */
   abortUnfinishedWrite(write: UnfinishedWrite): Promise<void>;
 
+  /**
+   * Present only where clients can PUT a file straight into the store (S3): a URL anyone holding it
+   * can PUT `key` to until `expiresAt`, with `contentType` (and, when given, exactly `contentLength`
+   * bytes) bound into its signature, so the store itself refuses another type, size or a late PUT.
+   * The bytes never pass through this service; nothing about them is checked until they are read.
+   */
+  signedUploadUrl?(key: string, options: SignedUploadOptions): Promise<{ url: string; expiresAt: Date }>;
+
   /** Releases connections or timers held by the adapter. */
   close(): Promise<void>;
 }
@@ -86,6 +94,13 @@ export interface SignedDownloadOptions {
   /** The file name the browser should save as; any Unicode, at most 255 characters. */
   fileName: string;
   contentType: string;
+  expiresInSeconds: number;
+}
+
+export interface SignedUploadOptions {
+  contentType: string;
+  /** When known, the exact body size the store accepts (bound into the signature). */
+  contentLength?: number;
   expiresInSeconds: number;
 }
 

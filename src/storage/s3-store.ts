@@ -10,6 +10,7 @@ import {
   HeadObjectCommand,
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
+  PutObjectCommand,
   S3Client,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
@@ -26,6 +27,7 @@ import {
   type PutOptions,
   type SignedDownloadOptions,
   type UnfinishedWrite,
+  type SignedUploadOptions,
 } from './blob-store.ts';
 import { holdPath, isPathHeld } from './held-paths.ts';
 import { attachmentDisposition } from './content-disposition.ts';
@@ -274,6 +276,35 @@ export class S3BlobStore implements BlobStore {
 
   #heldName(key: string): string {
     return `s3://${this.#bucket}/${key}`;
+  }
+
+  /**
+   * A presigned PutObject URL (SigV4, query-string authentication) for the address clients use.
+   * `Content-Type` and, when given, `Content-Length` are signed headers: S3 answers 403
+   * SignatureDoesNotMatch to a PUT that sends another value, and 403 AccessDenied once it expired.
+   */
+  async signedUploadUrl(key: string, options: SignedUploadOptions): Promise<{ url: string; expiresAt: Date }> {
+    assertBlobKey(key);
+    assertSignedDownloadOptions({ fileName: 'upload', ...options });
+    const length = options.contentLength;
+    if (length !== undefined && (!Number.isSafeInteger(length) || length < 1)) {
+      throw new TypeError('contentLength must be a positive integer');
+    }
+    const signingDate = new Date(Math.floor(this.#now() / 1000) * 1000);
+    const command = new PutObjectCommand({
+      Bucket: this.#bucket,
+      Key: key,
+      ContentType: options.contentType,
+      ContentLength: length,
+    });
+    const url = await getSignedUrl(this.#presign, command, {
+      expiresIn: options.expiresInSeconds,
+      signingDate,
+      // Both stay headers the client must send as signed (never hoisted into the query string).
+      signableHeaders: new Set(['content-type', ...(length === undefined ? [] : ['content-length'])]),
+      unhoistableHeaders: new Set(['content-type', 'content-length']),
+    });
+    return { url, expiresAt: new Date(signingDate.getTime() + options.expiresInSeconds * 1000) };
   }
 
   async close(): Promise<void> {

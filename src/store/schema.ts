@@ -65,7 +65,12 @@ export interface UploadsTable {
   file_name: string;
   content_type: string;
   storage_key: string;
-  status: 'pending' | 'uploaded';
+  /**
+   * `pending`: granted, its file to be PUT through this API; `uploaded`: received and measured;
+   * `direct`: granted for a PUT straight to the blob store (scale-out on S3), so never seen or
+   * measured here: every job from it is measured by the worker before anything is charged.
+   */
+  status: 'pending' | 'uploaded' | 'direct';
   size_bytes: number | null;
   duration_seconds: number | null;
   created_at: string;

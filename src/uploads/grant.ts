@@ -11,6 +11,8 @@ import {
 import { newId } from '../domain/ids.ts';
 import { findUpload, insertUpload, type UploadRow } from '../store/uploads.ts';
 import type { UploadDeps } from './deps.ts';
+import { DIRECT_UPLOAD_OBJECT, directUploads } from './direct.ts';
+import { tooLarge } from './receive.ts';
 
 /** Upload URLs live 15 minutes (contract). */
 export const UPLOAD_URL_TTL_SECONDS = 15 * 60;
@@ -66,34 +68,60 @@ export function newUploadRow(
   return row;
 }
 
-/** POST /upload: a pending upload row and the URL to PUT the file to, signed for 15 minutes. */
+/**
+ * POST /upload: an upload row and the URL to PUT the file to, valid for 15 minutes. Embedded: this
+ * API's signed route, which probes and measures the file as it arrives. Scale-out on S3
+ * (`directUploads`): a presigned PUT straight to the bucket with the Content-Type (and, when the
+ * client gave it, the exact size) signed; the row is `direct`, and each job made from it is probed
+ * and measured by the worker before anything is charged or separated (`src/worker/measure-input.ts`).
+ */
 export async function grantUpload(
-  deps: Pick<UploadDeps, 'config' | 'db' | 'signer'>,
+  deps: Pick<UploadDeps, 'config' | 'db' | 'signer' | 'store'>,
   accountId: string,
   body: z.infer<typeof UploadGrantRequest>,
 ) {
+  const maxBytes = deps.config.limits.maxFileSizeBytes;
+  if (body.fileSizeBytes !== undefined && body.fileSizeBytes > maxBytes) throw tooLarge(maxBytes);
   const now = Date.now();
   const row = newUploadRow(accountId, body.filename, {
     contentType: body.contentType,
     expiresAt: new Date(now + UPLOAD_URL_TTL_SECONDS * 1000),
     now: new Date(now),
   });
+  const direct = directUploads(deps);
+  if (direct) {
+    row.status = 'direct';
+    row.storage_key = `${uploadPrefix(row)}${DIRECT_UPLOAD_OBJECT}`;
+  }
   await insertUpload(deps.db, row);
-  const exp = String(Math.floor(now / 1000) + UPLOAD_URL_TTL_SECONDS);
-  const sig = deps.signer.sign(uploadSignatureFields(row.id, exp, row.content_type));
-  const maxBytes = deps.config.limits.maxFileSizeBytes;
+  let uploadUrl: string;
+  if (direct && deps.store.signedUploadUrl) {
+    const signed = await deps.store.signedUploadUrl(row.storage_key, {
+      contentType: row.content_type,
+      contentLength: body.fileSizeBytes,
+      expiresInSeconds: UPLOAD_URL_TTL_SECONDS,
+    });
+    uploadUrl = signed.url;
+  } else {
+    const exp = String(Math.floor(now / 1000) + UPLOAD_URL_TTL_SECONDS);
+    const sig = deps.signer.sign(uploadSignatureFields(row.id, exp, row.content_type));
+    uploadUrl = `${deps.config.publicUrl}/v1/uploads/${row.id}?exp=${exp}&sig=${sig}`;
+  }
   const maxMb = Math.floor(maxBytes / (1024 * 1024));
+  const sized = body.fileSizeBytes === undefined ? '' : ` and exactly ${body.fileSizeBytes} bytes`;
   return {
-    uploadUrl: `${deps.config.publicUrl}/v1/uploads/${row.id}?exp=${exp}&sig=${sig}`,
+    uploadUrl,
     uploadKey: row.id,
     expiresAt: row.expires_at,
     maxFileSizeBytes: maxBytes,
     maxFileSizeMb: maxMb,
     contentType: row.content_type,
     instructions: {
-      step1: `PUT the raw file bytes to uploadUrl with the header "Content-Type: ${row.content_type}" before ${row.expires_at}.`,
+      step1: `PUT the raw file bytes to uploadUrl with the header "Content-Type: ${row.content_type}"${sized} before ${row.expires_at}.`,
       step2: 'Create a job with POST /v1/jobs and {"uploadKey": "<uploadKey>"}.',
-      note: `Files up to ${maxMb} MB; the file is decoded to measure its length (what is billed) and must be readable audio.`,
+      note: direct
+        ? `Files up to ${maxMb} MB; the file goes straight to storage and is decoded to measure its length (what is billed) when the job starts: a file that is not readable audio fails its job and the credits held are released.`
+        : `Files up to ${maxMb} MB; the file is decoded to measure its length (what is billed) and must be readable audio.`,
     },
   };
 }

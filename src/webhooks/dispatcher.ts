@@ -16,6 +16,7 @@ import { PROCESS_ID } from '../domain/process-id.ts';
 import { buildWebhookPayload } from './payload.ts';
 import { sendWebhook } from './send.ts';
 import type { WebhookEventName } from './outbox.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 
 /** What delivering webhooks needs (`src/runtime.ts` satisfies it). */
 export interface DispatcherDeps {
@@ -23,6 +24,7 @@ export interface DispatcherDeps {
   db: Db;
   store: BlobStore;
   log: Logger;
+  metrics: Pick<Metrics, 'webhookDeliveries'>;
 }
 
 export interface DispatcherOptions {
@@ -66,6 +68,12 @@ export type DeliveryResult = 'sent' | 'failed' | 'skipped' | 'not-claimed';
  * the claim is stale.
  */
 export async function deliverOne(deps: DispatcherDeps, row: DeliveryRow): Promise<DeliveryResult> {
+  const result = await attemptDelivery(deps, row);
+  if (result !== 'not-claimed') deps.metrics.webhookDeliveries.inc({ outcome: result });
+  return result;
+}
+
+async function attemptDelivery(deps: DispatcherDeps, row: DeliveryRow): Promise<DeliveryResult> {
   const owner = PROCESS_ID;
   if (!(await claimDelivery(deps.db, row.id, owner))) return 'not-claimed';
   const hook = await findWebhook(deps.db, row.webhook_id);

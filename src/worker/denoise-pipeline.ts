@@ -4,8 +4,8 @@ import type { StageCompleted, StageContext, StageDeps } from './stage.ts';
 import { AUDIO_CONTENT_TYPES, type AudioFormat } from '../audio/encode.ts';
 import { outputFileName, type StoredOutputs } from '../jobs/outputs.ts';
 import { DENOISED_OUTPUT } from '../jobs/present-denoise-job.ts';
-import { PermanentJobError } from './job-errors.ts';
 import { limitInputToBill } from './billed-input.ts';
+import { fetchMeasuredInput } from './measure-input.ts';
 
 /**
  * The inference stage of a denoise job: input from storage, DeepFilterNet3 (off the event loop, in
@@ -14,12 +14,12 @@ import { limitInputToBill } from './billed-input.ts';
  */
 export async function denoiseStage(deps: StageDeps, ctx: StageContext<'denoise'>): Promise<StageCompleted> {
   const { workDir, signal } = ctx;
-  const { row: job, input, options } = ctx.job;
-  if (!job.source_key) throw new PermanentJobError('the job has no input file');
+  const { input, options } = ctx.job;
   const format = options.outputFormat.toLowerCase() as AudioFormat;
   const inputPath = join(workDir, 'input');
   ctx.progress(1, 'downloading');
-  await deps.store.downloadToFile(job.source_key, inputPath);
+  // An upload PUT straight to S3 is measured and its credits settled here, before cleaning.
+  const job = await fetchMeasuredInput(deps, ctx, inputPath);
   await limitInputToBill(deps, job, inputPath, signal);
   ctx.progress(5, 'cleaning');
 

@@ -15,6 +15,8 @@ import { PROCESS_ID } from '../domain/process-id.ts';
 import { JOB_CRASHED_CODE } from '../domain/vocabulary.ts';
 import { workDirName } from './work-dir.ts';
 import { holdPath } from '../storage/held-paths.ts';
+import { storedTierLabel } from '../metrics/labels.ts';
+import { settleMeasuredInput } from './settle-measured.ts';
 
 const LEASE_MS = 30_000;
 const HEARTBEAT_MS = 10_000;
@@ -29,6 +31,9 @@ export interface Runner {
 
 /** The owner of this process's job leases. */
 export const workerId = PROCESS_ID;
+
+/** How a stage attempt ended, the `outcome` label of its duration. */
+type AttemptOutcome = 'completed' | 'next_stage' | 'retried' | 'failed' | 'handed_back' | 'taken_over';
 
 /**
  * Runs one stage of one job: claims the row (atomic, so a duplicate message is harmless), keeps
@@ -46,6 +51,11 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
     runner.log?.('job failed after repeated crashes', { jobId: job.id, crashes: job.crashes });
     return;
   }
+  const labels = { kind: job.kind, stage };
+  const startedAt = performance.now();
+  deps.metrics.queueWait.observe(labels, Math.max(0, (Date.now() - Date.parse(job.next_attempt_at)) / 1000));
+  deps.metrics.stagesRunning.inc(labels);
+  let outcome: AttemptOutcome = 'failed';
   // Keyed by the exact `${kind}:${stage}`, so the handler found fits the job's kind; TypeScript does
   // not follow that across the union of kinds.
   const handler = runner.handlers[`${job.kind}:${stage}` as StageType] as StageHandler<JobKind> | undefined;
@@ -80,20 +90,29 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
   try {
     if (!handler) throw new PermanentJobError(`no handler for ${job.kind} jobs at stage ${stage}`);
     await mkdir(workDir, { recursive: true });
-    const outcome = await handler(deps, { job: readJob(job), workDir, signal: controller.signal, progress });
-    if (outcome.type === 'next-stage') {
+    const typed = readJob(job);
+    const settle = (seconds: number) => settleMeasuredInput(deps, job, typed.input, workerId, seconds);
+    const result = await handler(deps, {
+      job: typed,
+      workDir,
+      signal: controller.signal,
+      progress,
+      settleMeasuredInput: settle,
+    });
+    if (result.type === 'next-stage') {
       await transitionHeldJob(deps.db, job.id, workerId, {
-        source_key: outcome.source.key,
-        duration_seconds: outcome.source.durationSeconds,
-        credits_required: outcome.source.credits,
-        input_json: JSON.stringify(outcome.input),
+        source_key: result.source.key,
+        duration_seconds: result.source.durationSeconds,
+        credits_required: result.source.credits,
+        input_json: JSON.stringify(result.input),
         status: 'PENDING',
         progress_phase: 'queued',
         next_attempt_at: new Date().toISOString(),
       });
-      await deps.queue.enqueue(job, outcome.nextStage);
+      await deps.queue.enqueue(job, result.nextStage);
+      outcome = 'next_stage';
     } else {
-      await completeJob(deps, job, outcome);
+      outcome = (await completeJob(deps, job, result)) ? 'completed' : 'taken_over';
     }
   } catch (err) {
     const reason = controller.signal.aborted ? controller.signal.reason : err;
@@ -105,10 +124,13 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
         attempts: Math.max(0, job.attempts - 1),
         next_attempt_at: new Date().toISOString(),
       }).catch(() => undefined);
+      outcome = 'handed_back';
     } else {
-      await failOrRetry(runner, job, stage, reason);
+      outcome = await failOrRetry(runner, job, stage, reason);
     }
   } finally {
+    deps.metrics.stagesRunning.dec(labels);
+    deps.metrics.stageDuration.observe({ ...labels, outcome }, (performance.now() - startedAt) / 1000);
     clearTimeout(timeout);
     clearInterval(heartbeat);
     runner.shutdown.removeEventListener('abort', onShutdown);
@@ -117,13 +139,14 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
   }
 }
 
+/** Settles a completed job; false when another worker had taken it over (it settles the job). */
 async function completeJob(
-  deps: Pick<WorkerDeps, 'config' | 'db'>,
+  deps: Pick<WorkerDeps, 'config' | 'db' | 'metrics'>,
   job: JobRow,
   outcome: StageCompleted,
-): Promise<void> {
+): Promise<boolean> {
   const now = new Date();
-  await deps.db.transaction().execute(async (tx) => {
+  const settled = await deps.db.transaction().execute(async (tx) => {
     const moved = await transitionHeldJob(tx, job.id, workerId, {
       status: 'COMPLETED',
       progress: 100,
@@ -134,14 +157,27 @@ async function completeJob(
       expires_at: new Date(now.getTime() + deps.config.retentionSeconds * 1000).toISOString(),
       error_message: null,
     });
-    if (!moved) return; // another worker took over: it settles the job, not us
+    if (!moved) return null; // another worker took over: it settles the job, not us
     const settlement = await chargeHold(tx, job.account_id, job.id, outcome.chargeSeconds);
     await setCreditsCharged(tx, job.id, settlement.charged);
     await recordJobEvent(tx, job.id, 'job.completed');
+    return settlement;
   });
+  if (!settled) return false;
+  const tier = storedTierLabel(job.options_json);
+  deps.metrics.jobsCompleted.inc({ kind: job.kind, tier });
+  deps.metrics.jobDuration.observe({ kind: job.kind, tier, status: 'COMPLETED' }, secondsSince(job.created_at, now));
+  deps.metrics.creditsCharged.inc(settled.charged);
+  if (settled.released > 0) deps.metrics.creditsReleased.inc({ reason: 'unused' }, settled.released);
+  return true;
 }
 
-async function failOrRetry(runner: Runner, job: JobRow, stage: Stage, err: unknown): Promise<void> {
+function secondsSince(iso: string, now: Date): number {
+  const then = Date.parse(iso);
+  return Number.isFinite(then) ? Math.max(0, (now.getTime() - then) / 1000) : 0;
+}
+
+async function failOrRetry(runner: Runner, job: JobRow, stage: Stage, err: unknown): Promise<'retried' | 'failed'> {
   const { services: deps } = runner;
   const message = readableError(err);
   const permanent = err instanceof PermanentJobError;
@@ -156,21 +192,23 @@ async function failOrRetry(runner: Runner, job: JobRow, stage: Stage, err: unkno
       next_attempt_at: new Date(Date.now() + delay).toISOString(),
     });
     await deps.queue.enqueue(job, stage, delay);
-    return;
+    deps.metrics.jobAttemptsRetried.inc({ kind: job.kind, stage });
+    return 'retried';
   }
   await failJob(deps, job, message, errorCodeOf(err));
   runner.log?.('job failed', { jobId: job.id, attempts: job.attempts, error: message });
+  return 'failed';
 }
 
 /** The terminal failure: FAILED, the hold released and `job.failed` in the outbox, in one transaction. */
 async function failJob(
-  deps: Pick<WorkerDeps, 'config' | 'db'>,
+  deps: Pick<WorkerDeps, 'config' | 'db' | 'metrics'>,
   job: JobRow,
   message: string,
   code: string,
 ): Promise<void> {
   const now = new Date();
-  await deps.db.transaction().execute(async (tx) => {
+  const released = await deps.db.transaction().execute(async (tx) => {
     const moved = await transitionHeldJob(tx, job.id, workerId, {
       status: 'FAILED',
       progress_phase: 'failed',
@@ -180,8 +218,15 @@ async function failJob(
       expires_at: new Date(now.getTime() + deps.config.retentionSeconds * 1000).toISOString(),
       credits_charged: 0,
     });
-    if (!moved) return;
-    await releaseHold(tx, job.account_id, job.id, 'job failed');
+    if (!moved) return null;
+    const seconds = await releaseHold(tx, job.account_id, job.id, 'job failed');
     await recordJobEvent(tx, job.id, 'job.failed');
+    return seconds;
   });
+  if (released !== null) {
+    const tier = storedTierLabel(job.options_json);
+    deps.metrics.jobsFailed.inc({ kind: job.kind, tier });
+    deps.metrics.jobDuration.observe({ kind: job.kind, tier, status: 'FAILED' }, secondsSince(job.created_at, now));
+    deps.metrics.creditsReleased.inc({ reason: 'failed' }, released);
+  }
 }

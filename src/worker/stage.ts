@@ -23,6 +23,13 @@ export interface StageContext<out K extends JobKind = JobKind> {
    * monotonic and written when it gains a whole percent; a new phase is written at once.
    */
   progress(percent: number, phase?: ProgressPhase): void;
+  /**
+   * Settles the job's credits to its input's measured length, for an input the API never measured
+   * (an upload PUT straight to S3): the hold becomes exactly that length and the row records it.
+   * Resolves to the credits now required; rejects with a PermanentJobError (INSUFFICIENT_CREDITS)
+   * when the balance cannot cover it. The runner writes the row (`settle-measured.ts`).
+   */
+  settleMeasuredInput(durationSeconds: number): Promise<number>;
 }
 
 /** The job is done: its outputs, its BPM/key, and the seconds to charge. */
@@ -45,7 +52,7 @@ export interface StageNext<K extends JobKind> {
 export type StageResult<K extends JobKind> = StageCompleted | StageNext<K>;
 
 /** What a stage handler may use: the runner alone writes the job's row. */
-export type StageDeps = Pick<WorkerDeps, 'config' | 'store' | 'log' | 'engines'>;
+export type StageDeps = Pick<WorkerDeps, 'config' | 'store' | 'log' | 'engines' | 'metrics'>;
 
 export type StageHandler<K extends JobKind> = (deps: StageDeps, ctx: StageContext<K>) => Promise<StageResult<K>>;
 

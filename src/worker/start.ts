@@ -9,6 +9,7 @@ import { startWebhookDispatcher } from '../webhooks/dispatcher.ts';
 import { safeError } from '../queue/log-swallowed.ts';
 import { assertExecutionProviderUsable } from '../separation/execution-provider.ts';
 import { MODEL_REGISTRY } from '../models/registry.ts';
+import { registerWorkerGauges } from '../metrics/queue-gauges.ts';
 
 export interface Workers {
   stop(): Promise<void>;
@@ -46,6 +47,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<Workers> {
     download: deps.config.workers.downloadConcurrency,
   };
   const stages: Stage[] = STAGES.filter((s) => kindsInStage(s).length > 0);
+  registerWorkerGauges(deps.metrics, { concurrency, hasModel: (name) => deps.engines().hasModel(name) });
   for (const stage of stages) {
     deps.queue.consume(stage, concurrency[stage], (jobId) => runJobStage(runner, jobId, stage));
   }

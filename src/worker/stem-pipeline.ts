@@ -10,10 +10,10 @@ import { QUALITY_SETTINGS } from '../separation/quality.ts';
 import { planSegments } from '../separation/segment-plan.ts';
 import { segmentFrames, separationModelFor } from '../models/registry.ts';
 import { outputFileName, type StoredOutputs } from '../jobs/outputs.ts';
-import { PermanentJobError } from './job-errors.ts';
 import type { EngineStem } from '../engines/engines.ts';
 import { analyzeStems } from './analyze-step.ts';
 import { limitInputToBill } from './billed-input.ts';
+import { fetchMeasuredInput } from './measure-input.ts';
 
 /**
  * The separation stage shared by stem, video and track jobs: input from storage, HTDemucs
@@ -29,15 +29,20 @@ export async function separateStage(
   extra: { fullAudio?: boolean } = {},
 ): Promise<StageCompleted> {
   const { workDir, signal } = ctx;
-  const { row: job, input, options } = ctx.job;
-  if (!job.source_key) throw new PermanentJobError('the job has no input file');
+  const { input, options } = ctx.job;
   const inputPath = join(workDir, 'input');
-  ctx.progress(job.progress, 'downloading');
-  await deps.store.downloadToFile(job.source_key, inputPath);
+  ctx.progress(ctx.job.row.progress, 'downloading');
+  // An upload PUT straight to S3 is measured and its credits settled here, before separation.
+  const job = await fetchMeasuredInput(deps, ctx, inputPath);
   await limitInputToBill(deps, job, inputPath, signal);
   const span = new ProgressSpan(ctx.progress);
   try {
-    return await separateInput(deps, ctx, { inputPath, input, options, span }, extra);
+    return await separateInput(
+      deps,
+      { ...ctx, job: { ...ctx.job, row: job } },
+      { inputPath, input, options, span },
+      extra,
+    );
   } finally {
     span.stop();
   }
@@ -58,6 +63,14 @@ async function separateInput(
   const outDir = join(workDir, 'out');
   // With denoiseVocals the vocal stem is separated losslessly first, then cleaned and encoded.
   const denoise = Boolean(options.denoiseVocals) && stems.includes('vocals');
+  // The real-time factor counts from the first segment: a cold process's start and model load are not separation.
+  let separationStarted: number | undefined;
+  const separationProgress = segmentProgress(
+    span,
+    15,
+    denoise ? 70 : 80,
+    estimatedSegments(job.duration_seconds, options),
+  );
   const separated = await engines.separate({
     inputPath,
     outDir,
@@ -66,8 +79,18 @@ async function separateInput(
     format: denoise ? 'flac' : format,
     quality: options.quality,
     signal,
-    onProgress: segmentProgress(span, 15, denoise ? 70 : 80, estimatedSegments(job.duration_seconds, options)),
+    onProgress: (fraction) => {
+      separationStarted ??= performance.now();
+      separationProgress(fraction);
+    },
   });
+  const audioSeconds = job.duration_seconds ?? input.billedSeconds;
+  if (audioSeconds > 0 && separationStarted !== undefined) {
+    deps.metrics.separationRealTimeFactor.observe(
+      { tier: options.quality, model: separationModelFor(options.outputType).name },
+      (performance.now() - separationStarted) / 1000 / audioSeconds,
+    );
+  }
   const files: Record<string, string> = { ...separated.files } as Record<string, string>;
   if (denoise) {
     span.enter('cleaning', 70, 80, 1000 * (job.duration_seconds ?? 60) * 0.05);

@@ -38,6 +38,13 @@ export interface TestServer {
  * Starts the real service on 127.0.0.1 with a fresh database of the given dialect and a temp data
  * directory. `env` overrides configuration exactly as the environment would.
  */
+/**
+ * One cache of prepared model copies for every test server of a run, as one installation keeps one:
+ * each server otherwise prepares its own (seconds of graph rewriting per separation test), and a job's
+ * "loading_model" phase would time a first start. A fresh cache is tested in models-read-only.test.ts.
+ */
+const TEST_CACHE_DIR = join(tmpdir(), `stemforge-test-cache-${process.getuid?.() ?? 0}`);
+
 export async function startTestServer(
   dialect: 'sqlite' | 'postgres' = 'sqlite',
   env: Env = {},
@@ -50,6 +57,7 @@ export async function startTestServer(
   if (dialect === 'postgres') db = await freshDatabase('postgres');
   const config = loadConfig({
     STEMFORGE_DATA_DIR: dataDir,
+    STEMFORGE_CACHE_DIR: TEST_CACHE_DIR,
     PORT: String(port),
     HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',

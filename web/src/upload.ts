@@ -2,11 +2,17 @@ import type { UploadGrantBody, UploadGrantRequestBody } from '../../src/contract
 import { ApiError, api } from './api.ts';
 
 /**
- * The API's signed-upload flow: ask for a grant, then PUT the file to its URL. XHR rather than fetch
- * because only XHR reports upload progress.
+ * The API's signed-upload flow: ask for a grant, then PUT the file to its URL (this site's signed
+ * route, or in scale-out a presigned S3 URL, which the CSP's connect-src allows and whose bucket
+ * needs a CORS rule, docs/deploy.md). XHR rather than fetch because only XHR reports upload progress.
  */
 export async function uploadFile(file: File, onProgress: (fraction: number) => void): Promise<string> {
-  const request: UploadGrantRequestBody = { filename: file.name, contentType: file.type || undefined };
+  // The size lets the grant refuse an oversized file at once, and is signed into an S3 upload URL.
+  const request: UploadGrantRequestBody = {
+    filename: file.name,
+    contentType: file.type || undefined,
+    fileSizeBytes: file.size > 0 ? file.size : undefined,
+  };
   const grant = await api<UploadGrantBody>('POST', '/uploads', request);
   if (file.size > grant.maxFileSizeBytes) {
     throw new ApiError(413, 'FILE_TOO_LARGE', `The file is larger than ${grant.maxFileSizeMb} MB.`);

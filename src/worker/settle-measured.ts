@@ -1,0 +1,59 @@
+import type { WorkerDeps } from './deps.ts';
+import type { JobRow } from '../store/jobs.ts';
+import { getBalanceSeconds, holdCredits, releaseHold } from '../store/credits.ts';
+import { recordMeasuredInput } from '../store/measured-input.ts';
+import { creditsForDuration } from '../domain/credits.ts';
+import { PermanentJobError, ShutdownError } from './job-errors.ts';
+
+/**
+ * The runner's half of measuring an input the API never saw (an upload PUT straight to S3): in one
+ * transaction, the estimate held at creation is released and exactly the measured length is held
+ * instead, and the job's row records that length and cost (what the detail shows and the completion
+ * charges). When the balance cannot cover the measured length, nothing changes and the job fails
+ * with INSUFFICIENT_CREDITS (its estimate is then released with the failure), as `POST /jobs` would
+ * have answered 402 had the length been known there. Returns the credits now required.
+ */
+export async function settleMeasuredInput(
+  deps: Pick<WorkerDeps, 'db' | 'metrics'>,
+  job: Pick<JobRow, 'id' | 'account_id'>,
+  /** The job's input payload as `readJob` parsed it; stored again with the measured bill. */
+  parsedInput: { billedSeconds: number },
+  owner: string,
+  durationSeconds: number,
+): Promise<number> {
+  const credits = creditsForDuration(durationSeconds);
+  const input = { ...parsedInput, billedSeconds: credits };
+  let released: number | null;
+  try {
+    released = await deps.db.transaction().execute(async (tx) => {
+      const mine = await recordMeasuredInput(tx, job.id, owner, {
+        durationSeconds,
+        credits,
+        inputJson: JSON.stringify(input),
+      });
+      if (!mine) return null;
+      const estimate = await releaseHold(tx, job.account_id, job.id, 'estimate settled to the measured length');
+      if (!(await holdCredits(tx, job.account_id, credits, job.id))) {
+        // Roll the release and the record back; the failure releases the estimate with the job.
+        throw new Uncovered(await getBalanceSeconds(tx, job.account_id));
+      }
+      return estimate;
+    });
+  } catch (err) {
+    if (!(err instanceof Uncovered)) throw err;
+    throw new PermanentJobError(
+      `This job needs ${credits} credits (seconds) for the ${durationSeconds.toFixed(1)} s its file decodes to; the balance is ${err.balance}. Nothing was processed and the held credits were released.`,
+      'INSUFFICIENT_CREDITS',
+    );
+  }
+  if (released === null) throw new ShutdownError('lease lost');
+  deps.metrics.creditsReleased.inc({ reason: 'estimate' }, released);
+  deps.metrics.creditsHeld.inc(credits);
+  return credits;
+}
+
+class Uncovered extends Error {
+  constructor(readonly balance: number) {
+    super('the balance does not cover the measured length');
+  }
+}

@@ -1,0 +1,44 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join, resolve } from 'node:path';
+
+const repo = resolve(import.meta.dirname, '..', '..');
+
+export interface StemforgeProcess {
+  child: ChildProcess;
+  /** Everything it printed so far (stdout and stderr). */
+  out(): string;
+  stop(): Promise<void>;
+}
+
+/** Starts `bin/stemforge.mjs <command>` with `env` over this process's, resolving once it prints `ready`. */
+export function startStemforgeProcess(
+  command: string[],
+  env: Record<string, string>,
+  ready: string,
+): Promise<StemforgeProcess> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [join(repo, 'bin/stemforge.mjs'), ...command], {
+      cwd: repo,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      if (out.includes(ready)) {
+        resolvePromise({
+          child,
+          out: () => out,
+          async stop() {
+            if (child.exitCode !== null) return;
+            child.kill('SIGTERM');
+            await new Promise((r) => child.once('exit', r));
+          },
+        });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`${command[0]} exited (${code}): ${out}`)));
+  });
+}
