@@ -17,7 +17,11 @@ const benches: [file: string, what: string][] = [
   ['bench/duration-check.ts', 'cost of measuring a 60-minute MP3 by decoding (billing) vs reading its header'],
   [
     'bench/crash-soak.ts',
-    'kill -9 of the server during uploads, job creation, processing, delivery: jobs once, ledger, events',
+    'kill -9 of the embedded server, random and aimed at phases and held deliveries: jobs, ledger, outputs, events, leftovers',
+  ],
+  [
+    'bench/crash-soak-scale-out.ts',
+    'kill -9 of a scale-out worker aimed at phases and held deliveries: the same audits, queue messages, open S3 uploads',
   ],
   [
     'bench/admin-accounts.ts',

@@ -44,7 +44,11 @@ const envSchema = z.object({
   /** Overrides every job kind's attempts (`src/domain/job-kinds.ts`) when set. */
   JOB_MAX_ATTEMPTS: int(1, 20).optional(),
   JOB_RETRY_BASE_MS: int(0).default(5_000),
+  /** Attempts of a job cut by a process dying (kill -9, out of memory) before the job is FAILED. */
+  JOB_MAX_CRASHES: int(1, 100).default(3),
   OUTPUT_RETENTION_HOURS: num(0.001).default(24),
+  /** How often a running process sweeps the temporary places for what dead processes left. */
+  ORPHAN_SWEEP_SECONDS: int(5, 86_400).default(300),
   REDIS_URL: optionalString.pipe(z.url().optional()),
   REDIS_PREFIX: z
     .string()
@@ -151,8 +155,17 @@ export interface Config {
   allowPrivateUrls: boolean;
   sourceFetch: { timeoutMs: number; maxRedirects: number };
   webhookTimeoutMs: number;
-  workers: { concurrency: number; downloadConcurrency: number; maxAttempts: number | undefined; retryBaseMs: number };
+  workers: {
+    concurrency: number;
+    downloadConcurrency: number;
+    maxAttempts: number | undefined;
+    retryBaseMs: number;
+    /** Crashes a job survives before it is FAILED (JOB_CRASHED); counted apart from errors. */
+    maxCrashes: number;
+  };
   retentionSeconds: number;
+  /** ORPHAN_SWEEP_SECONDS: the orphan sweep's period (`src/startup-sweep.ts`). */
+  orphanSweepSeconds: number;
   /** Namespace of every Redis key (queues, rate-limit counters): deployments can share a Redis. */
   redisPrefix: string;
   storage:
@@ -258,8 +271,10 @@ export function loadConfig(env: Env = process.env): Config {
       downloadConcurrency: e.DOWNLOAD_CONCURRENCY,
       maxAttempts: e.JOB_MAX_ATTEMPTS,
       retryBaseMs: e.JOB_RETRY_BASE_MS,
+      maxCrashes: e.JOB_MAX_CRASHES,
     },
     retentionSeconds: Math.round(e.OUTPUT_RETENTION_HOURS * 3600),
+    orphanSweepSeconds: e.ORPHAN_SWEEP_SECONDS,
     redisPrefix: e.REDIS_PREFIX,
     storage:
       e.STORAGE === 's3'

@@ -3,77 +3,162 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Db } from './store/schema.ts';
-import { findJob } from './store/jobs.ts';
+import type { BlobStore, UnfinishedWrite } from './storage/blob-store.ts';
+import { isPathHeld } from './storage/held-paths.ts';
+import { findJob, type JobRow } from './store/jobs.ts';
+import { parseWorkDirName } from './worker/work-dir.ts';
 
-/** What the sweep reads: where the data folder is, the mode, the job leases; it logs what it removed. */
+/** What the sweep reads: the data folder, the mode, the job leases, the blob store; it logs what it removed. */
 interface SweepDeps {
-  config: Pick<Config, 'dataDir' | 'deployment'>;
+  config: Pick<Config, 'dataDir' | 'deployment' | 'orphanSweepSeconds'>;
   db: Db;
+  store: BlobStore;
   log: Logger;
 }
 
-/** A job attempt's work folder (`src/worker/run-job.ts`): `<jobId>-<stage>-<attempt>`. */
-const WORK_DIR = /^(job_[0-9A-Za-z]+)-([a-z]+)-(\d+)$/;
 /** Request bodies being received (`src/uploads/receive.ts`) and fetched sources (`src/jobs/acquire-input.ts`). */
 const TEMP_FILE = /^(in|src)_[0-9A-Za-z]+\.part$/;
-/** Scale-out: a temp file written to within this long may belong to a live request of a process sharing the folder. */
+/**
+ * Scale-out: a temp file written to, or an upload begun, within this long may belong to a live
+ * request of another process (API processes hold no lease).
+ */
 const SHARED_TEMP_GRACE_MS = 60 * 60 * 1000;
+/** Clock difference tolerated between a worker's claim time and the S3 server's `Initiated`. */
+const CLOCK_SKEW_MS = 5_000;
 
 export interface SweepOptions {
   /**
-   * `embedded`: this process alone uses the data folder (the embedded deployment), so every
-   * leftover is an orphan. `scale-out`: other API or worker processes may share the folder, so a
-   * work folder whose job holds a live lease, and a temp file written to within the last hour,
-   * are left alone. Default: from the configuration (Redis configured = scale-out).
+   * `embedded`: this process alone uses the data folder and the store, so everything of ours that
+   * this process does not hold is an orphan. `scale-out`: other processes share them, so a work
+   * folder or an output upload of a job whose live lease owns it, and a temp file or upload begun
+   * within the last hour, are left alone. Default: from the configuration.
    */
   mode?: 'embedded' | 'scale-out';
-  /** Work folder names of jobs running in this process now; never removed. */
-  activeWorkDirs?: ReadonlySet<string>;
   now?: Date;
 }
 
+export interface SweepResult {
+  /** Job attempt work folders (`data/work/<job>-<stage>-<attempt>-<crashes>`). */
+  workDirs: string[];
+  /** Partly received bodies and fetched sources (`data/tmp/*.part`). */
+  tempFiles: string[];
+  /** The blob store's unfinished writes: half-copied files in `blobs/tmp`, open S3 multipart uploads. */
+  unfinishedWrites: UnfinishedWrite[];
+}
+
 /**
- * Start-up sweep of what a killed process (kill -9, out of memory, power loss) leaves in the local
- * data folder: job attempt work folders (`data/work/<job>-<stage>-<n>`, with the downloaded input
- * and partial stems) and partially received bodies (`data/tmp/in_*.part`, `src_*.part`). A clean
- * shutdown removes its own; nothing else ever removes these. Only the names this service creates
- * are touched. Returns what it removed, for the log.
+ * The orphan sweep, run at start (before any request or job) and every few minutes: removes what a
+ * killed process (kill -9, out of memory, power loss) leaves in every temporary place, and only
+ * what no one owns: never what this process holds (`src/storage/held-paths.ts`), and in scale-out
+ * never what another process's live job lease owns:
+ * - job attempt work folders, with the downloaded input and partial stems; a dead worker's folder is
+ *   swept once its lease has run out, or at once when the job runs again (the folder's attempt and
+ *   crash count are no longer the lease's);
+ * - partly received bodies and fetched sources (`data/tmp/in_*.part`, `src_*.part`);
+ * - the disk store's half-copied blobs (`blobs/tmp`) and S3 multipart uploads left open (aborted, so
+ *   their parts stop being billed).
+ * Only the names this service creates are touched. Returns what it removed, for the log.
  */
-export async function sweepStartupLeftovers(
-  deps: SweepDeps,
-  opts: SweepOptions = {},
-): Promise<{ workDirs: string[]; tempFiles: string[] }> {
-  const mode = opts.mode ?? deps.config.deployment.mode;
+export async function sweepStartupLeftovers(deps: SweepDeps, opts: SweepOptions = {}): Promise<SweepResult> {
+  const shared = (opts.mode ?? deps.config.deployment.mode) === 'scale-out';
   const now = opts.now ?? new Date();
+  const leases = new LeaseReader(deps.db, now);
+
   const workRoot = join(deps.config.dataDir, 'work');
   const workDirs: string[] = [];
   for (const name of await listNames(workRoot)) {
-    const m = WORK_DIR.exec(name);
-    const jobId = m?.[1];
-    if (jobId === undefined || opts.activeWorkDirs?.has(name)) continue;
-    if (mode === 'scale-out' && (await heldElsewhere(deps, jobId, now))) continue;
-    await rm(join(workRoot, name), { recursive: true, force: true });
+    const dir = parseWorkDirName(name);
+    const path = join(workRoot, name);
+    if (!dir || isPathHeld(path)) continue;
+    if (shared) {
+      const job = await leases.liveJob(dir.jobId);
+      // The folder of the attempt the live lease runs now (a name without a crash count predates them).
+      if (job && job.attempts === dir.attempts && (dir.crashes === null || dir.crashes === job.crashes)) continue;
+    }
+    await rm(path, { recursive: true, force: true });
     workDirs.push(name);
   }
+
   const tmpRoot = join(deps.config.dataDir, 'tmp');
   const tempFiles: string[] = [];
   for (const name of await listNames(tmpRoot)) {
-    if (!TEMP_FILE.test(name)) continue;
     const path = join(tmpRoot, name);
-    if (mode === 'scale-out') {
+    if (!TEMP_FILE.test(name) || isPathHeld(path)) continue;
+    if (shared) {
       const info = await stat(path).catch(() => null);
       if (!info || now.getTime() - info.mtimeMs < SHARED_TEMP_GRACE_MS) continue;
     }
     await rm(path, { force: true });
     tempFiles.push(name);
   }
-  if (workDirs.length || tempFiles.length) {
+
+  const unfinishedWrites: UnfinishedWrite[] = [];
+  for (const write of await deps.store.listUnfinishedWrites()) {
+    if (shared && (await ownedElsewhere(leases, write, now))) continue;
+    await deps.store.abortUnfinishedWrite(write);
+    unfinishedWrites.push(write);
+  }
+
+  if (workDirs.length || tempFiles.length || unfinishedWrites.length) {
     deps.log.info(
-      { workDirs: workDirs.length, tempFiles: tempFiles.length },
-      'removed work folders and temp files left by an earlier process',
+      { workDirs: workDirs.length, tempFiles: tempFiles.length, unfinishedWrites: unfinishedWrites.length },
+      'removed work folders, temp files and unfinished writes left by a process that died',
     );
   }
-  return { workDirs, tempFiles };
+  return { workDirs, tempFiles, unfinishedWrites };
+}
+
+/**
+ * Sweeps again every ORPHAN_SWEEP_SECONDS while the service runs (in scale-out, what a dead worker
+ * left goes at the first sweep after its lease ran out); a failed sweep is logged and retried next time.
+ */
+export function startOrphanSweeper(deps: SweepDeps): { stop(): Promise<void> } {
+  let running: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = sweepStartupLeftovers(deps).catch((err: Error) =>
+      deps.log.warn({ err: err.message }, 'orphan sweep failed (the next one retries)'),
+    );
+  }, deps.config.orphanSweepSeconds * 1000);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
+
+/**
+ * Scale-out: whether another live process may own an unfinished write. An output upload
+ * (`jobs/<id>/...`) is owned while its job's lease is live and it began under that lease (a dead
+ * worker's upload began before the job was claimed again); any other write only by its age.
+ */
+async function ownedElsewhere(leases: LeaseReader, write: UnfinishedWrite, now: Date): Promise<boolean> {
+  const jobId = write.key ? /^jobs\/(job_[0-9A-Za-z]+)\//.exec(write.key)?.[1] : undefined;
+  if (jobId === undefined) return now.getTime() - write.startedAt.getTime() < SHARED_TEMP_GRACE_MS;
+  const job = await leases.liveJob(jobId);
+  if (!job) return false;
+  const claimedAt = job.claimed_at ? Date.parse(job.claimed_at) : 0;
+  return write.startedAt.getTime() >= claimedAt - CLOCK_SKEW_MS;
+}
+
+/** Jobs PROCESSING under a lease that has not run out, read once per sweep. */
+class LeaseReader {
+  readonly #jobs = new Map<string, JobRow | null>();
+  constructor(
+    private readonly db: Db,
+    private readonly now: Date,
+  ) {}
+
+  async liveJob(id: string): Promise<JobRow | null> {
+    if (!this.#jobs.has(id)) {
+      const job = await findJob(this.db, id);
+      const live =
+        job?.status === 'PROCESSING' && job.lease_expires_at !== null && job.lease_expires_at > this.now.toISOString();
+      this.#jobs.set(id, live ? job : null);
+    }
+    return this.#jobs.get(id) ?? null;
+  }
 }
 
 async function listNames(dir: string): Promise<string[]> {
@@ -83,10 +168,4 @@ async function listNames(dir: string): Promise<string[]> {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;
   }
-}
-
-/** A job still PROCESSING under a lease that has not run out may be running in another process. */
-async function heldElsewhere(deps: Pick<SweepDeps, 'db'>, jobId: string, now: Date): Promise<boolean> {
-  const job = await findJob(deps.db, jobId);
-  return job?.status === 'PROCESSING' && job.lease_expires_at !== null && job.lease_expires_at > now.toISOString();
 }

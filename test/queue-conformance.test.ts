@@ -10,6 +10,7 @@ import type { Db, JobKind } from '../src/store/schema.ts';
 import type { JobQueue } from '../src/queue/job-queue.ts';
 import { DbQueue } from '../src/queue/db-queue.ts';
 import { BullQueue } from '../src/queue/bullmq-queue.ts';
+import { Queue } from 'bullmq';
 import { kindsInStage, type Stage } from '../src/domain/job-kinds.ts';
 
 /**
@@ -128,9 +129,11 @@ describe.each(ADAPTERS)('job queue conformance: $name', (adapter) => {
       outputs_json: null,
       audio_metadata_json: null,
       attempts: 0,
+      crashes: 0,
       next_attempt_at: now,
       lease_owner: null,
       lease_expires_at: null,
+      claimed_at: null,
       created_at: now,
       started_at: null,
       completed_at: null,
@@ -251,7 +254,9 @@ describe.each(ADAPTERS)('job queue conformance: $name', (adapter) => {
     await reoffer(); // nothing runnable is left: a second offer runs nothing again
     await sleep(500);
     expect(runsOf(lost.id)).toHaveLength(1);
-    expect(runsOf(orphan.id).map((r) => r.attempt)).toEqual([2]);
+    // Taking over a dead worker's attempt is a crash, not a new attempt: the error budget is intact.
+    expect(runsOf(orphan.id).map((r) => r.attempt)).toEqual([1]);
+    expect(await findJob(database.db, orphan.id)).toMatchObject({ attempts: 1, crashes: 1 });
   });
 
   test('close waits for running handlers, then takes no more work; the work waits for the next consumer', async () => {
@@ -305,6 +310,40 @@ describe.each(ADAPTERS)('job queue conformance: $name', (adapter) => {
     const firstDownloadStart = Math.min(...executions.filter((e) => e.stage === 'download').map((e) => e.startedAt));
     expect(firstDownloadStart).toBeLessThan(lastInferenceEnd - 250);
   });
+
+  test.runIf(adapter.name.startsWith('BullMQ'))(
+    'BullMQ: re-offering runnable jobs again and again leaves one waiting message per job',
+    async () => {
+      const a = process_();
+      const b = process_();
+      const jobs = await Promise.all(Array.from({ length: 6 }, () => addJob('stem')));
+      // The workers' periodic re-offer, from two processes, many times over, with nobody consuming.
+      for (let round = 0; round < 8; round++) {
+        for (const p of [a, b]) {
+          for (const job of await listRunnableJobs(p.db, kindsInStage('inference'), 'inference', 50)) {
+            await p.queue.enqueue(job, 'inference');
+          }
+        }
+      }
+      await a.queue.enqueue(jobs[0]!, 'inference', 60_000); // a delayed announcement of a waiting job
+      const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+      const inspect = new Queue('jobs-inference', { connection, prefix });
+      try {
+        const messages = await inspect.getJobs(['waiting', 'delayed', 'prioritized', 'active']);
+        const perJob = new Map<string, number>();
+        for (const m of messages) perJob.set(m.data.jobId, (perJob.get(m.data.jobId) ?? 0) + 1);
+        expect([...perJob.keys()].sort()).toEqual(jobs.map((j) => j.id).sort());
+        expect([...perJob.values()]).toEqual(jobs.map(() => 1));
+      } finally {
+        await inspect.close();
+        connection.disconnect();
+      }
+      // They still run, once each.
+      consume(a, 'inference', 3);
+      await until(() => completed(jobs.map((j) => j.id)));
+      for (const job of jobs) expect(runsOf(job.id)).toHaveLength(1);
+    },
+  );
 });
 
 describe('queue adapters log the errors they survive', () => {

@@ -7,6 +7,10 @@ import { join, resolve } from 'node:path';
 import { freePort, startTestServer, type TestServer } from './helpers/server.ts';
 import { commitFinishedJob } from './helpers/finished-job.ts';
 import { sweepStartupLeftovers } from '../src/startup-sweep.ts';
+import { holdPath } from '../src/storage/held-paths.ts';
+import { createS3Client, S3BlobStore } from '../src/storage/s3-store.ts';
+import { startS3Server, type TestS3Server } from './helpers/s3-server.ts';
+import { CreateMultipartUploadCommand, UploadPartCommand, type S3Client } from '@aws-sdk/client-s3';
 
 const repo = resolve(import.meta.dirname, '..');
 
@@ -78,8 +82,13 @@ describe('start-up sweep after kill -9 (real processes, embedded)', () => {
     } as RequestInit);
     put.catch(() => undefined);
     await until(async () => (await partFiles(dataDir)).length === 1);
-    // What an attempt's work folder holds mid-job (run-job.ts names it <job>-<stage>-<attempt>).
-    const work = join(dataDir, 'work', 'job_0mfz1q2ab000AbCdEfGhIjKl-inference-1');
+    // What an attempt's work folder holds mid-job (run-job.ts names it <job>-<stage>-<attempt>-<crashes>).
+    const work = join(dataDir, 'work', 'job_0mfz1q2ab000AbCdEfGhIjKl-inference-1-0');
+    // A copy into the disk store cut by the kill (blobs/tmp/<uuid>, with its type sidecar).
+    const blobTmp = join(dataDir, 'blobs', 'tmp');
+    await mkdir(blobTmp, { recursive: true });
+    await writeFile(join(blobTmp, '6f1c1b84-0d7e-4d8e-9a55-3c1f3f0b2a11'), Buffer.alloc(4096));
+    await writeFile(join(blobTmp, '6f1c1b84-0d7e-4d8e-9a55-3c1f3f0b2a11.meta'), '{}');
     await mkdir(join(work, 'out'), { recursive: true });
     await writeFile(join(work, 'input'), Buffer.alloc(1024));
     // Not ours to remove: names the service never creates.
@@ -94,6 +103,7 @@ describe('start-up sweep after kill -9 (real processes, embedded)', () => {
     child = (await startServe(env)).child;
     expect(await partFiles(dataDir)).toHaveLength(0);
     expect(existsSync(work)).toBe(false);
+    expect(await readdir(blobTmp)).toEqual([]);
     expect(existsSync(join(dataDir, 'tmp', 'notes.txt'))).toBe(true);
     expect(existsSync(join(dataDir, 'work', 'operator-scratch'))).toBe(true);
   });
@@ -122,17 +132,54 @@ describe('start-up sweep rules', () => {
     return path;
   };
 
-  test('a folder of a job running in this process is kept', async () => {
-    const running = await makeWorkDir('job_0mfz1q2ab001Running0000-inference-2');
-    const orphan = await makeWorkDir('job_0mfz1q2ab002Orphan00000-download-1');
-    const r = await sweepStartupLeftovers(s.rt, {
-      mode: 'embedded',
-      activeWorkDirs: new Set(['job_0mfz1q2ab001Running0000-inference-2']),
-    });
-    expect(r.workDirs).toEqual(['job_0mfz1q2ab002Orphan00000-download-1']);
-    expect(existsSync(running)).toBe(true);
-    expect(existsSync(orphan)).toBe(false);
-    await rm(running, { recursive: true });
+  test('what this process holds (a running job’s folder, a body being received, a blob being copied) is kept', async () => {
+    const running = await makeWorkDir('job_0mfz1q2ab001Running0000-inference-2-0');
+    const orphan = await makeWorkDir('job_0mfz1q2ab002Orphan00000-download-1-0');
+    const receiving = await makeTemp('in_0mfz1q2ab00aReceiving0000.part', 0);
+    const blobTmp = join(s.dataDir, 'blobs', 'tmp');
+    await mkdir(blobTmp, { recursive: true });
+    const copying = join(blobTmp, 'aaaaaaaa-0000-4000-8000-000000000001');
+    const halfCopied = join(blobTmp, 'aaaaaaaa-0000-4000-8000-000000000002');
+    await writeFile(copying, 'x');
+    await writeFile(halfCopied, 'x');
+    const releases = [holdPath(running), holdPath(receiving), holdPath(copying)];
+    const r = await sweepStartupLeftovers(s.rt, { mode: 'embedded' });
+    expect(r.workDirs).toEqual(['job_0mfz1q2ab002Orphan00000-download-1-0']);
+    expect(r.tempFiles).toEqual([]);
+    expect(r.unfinishedWrites.map((w) => w.id)).toEqual(['aaaaaaaa-0000-4000-8000-000000000002']);
+    expect([existsSync(running), existsSync(receiving), existsSync(copying)]).toEqual([true, true, true]);
+    expect([existsSync(orphan), existsSync(halfCopied)]).toEqual([false, false]);
+    // Released (the request or the job ended without cleaning up): the next sweep takes them.
+    for (const release of releases) release();
+    const again = await sweepStartupLeftovers(s.rt, { mode: 'embedded' });
+    expect(again.workDirs).toEqual(['job_0mfz1q2ab001Running0000-inference-2-0']);
+    expect(again.tempFiles).toEqual(['in_0mfz1q2ab00aReceiving0000.part']);
+    expect(again.unfinishedWrites.map((w) => w.id)).toEqual(['aaaaaaaa-0000-4000-8000-000000000001']);
+  });
+
+  test('scale-out: a dead worker’s folder of a job running again elsewhere is swept; the live attempt’s is kept', async () => {
+    const user = await s.newAccount();
+    const id = (await commitFinishedJob(s.rt, user.id, { outcome: 'FAILED' })).job.id;
+    // Run 1 of attempt 1 died; another worker took the job over (one crash) and holds a live lease.
+    await s.rt.db
+      .updateTable('jobs')
+      .set({
+        status: 'PROCESSING',
+        attempts: 1,
+        crashes: 1,
+        lease_owner: 'w_other',
+        lease_expires_at: new Date(Date.now() + 30_000).toISOString(),
+      })
+      .where('id', '=', id)
+      .execute();
+    const deadDir = await makeWorkDir(`${id}-inference-1-0`);
+    const liveDir = await makeWorkDir(`${id}-inference-1-1`);
+    const r = await sweepStartupLeftovers(s.rt, { mode: 'scale-out' });
+    expect(r.workDirs).toEqual([`${id}-inference-1-0`]);
+    expect([existsSync(deadDir), existsSync(liveDir)]).toEqual([false, true]);
+    // Once the live lease runs out too (that worker died as well), its folder goes.
+    const later = await sweepStartupLeftovers(s.rt, { mode: 'scale-out', now: new Date(Date.now() + 60_000) });
+    expect(later.workDirs).toEqual([`${id}-inference-1-1`]);
   });
 
   test('scale-out: a folder whose job holds a live lease elsewhere, and a temp file written to lately, are kept', async () => {
@@ -164,5 +211,90 @@ describe('start-up sweep rules', () => {
     const all = await sweepStartupLeftovers(s.rt, { mode: 'embedded' });
     expect(all.workDirs).toEqual([`${live}-inference-1`]);
     expect(all.tempFiles).toEqual(['in_0mfz1q2ab003Fresh000000.part']);
+  });
+});
+
+describe('orphan sweep of S3 multipart uploads (real S3 protocol: the test S3 server)', () => {
+  let s: TestServer;
+  let s3: TestS3Server;
+  let client: S3Client;
+  let store: S3BlobStore;
+  beforeAll(async () => {
+    s = await startTestServer('sqlite');
+    s3 = await startS3Server();
+    client = createS3Client({
+      bucket: s3.bucket,
+      region: s3.region,
+      endpoint: s3.endpoint,
+      accessKeyId: s3.accessKeyId,
+      secretAccessKey: s3.secretAccessKey,
+      forcePathStyle: true,
+    });
+    store = new S3BlobStore({ client, bucket: s3.bucket, endpoint: s3.endpoint });
+  });
+  afterAll(async () => {
+    await store?.close();
+    await s3?.close();
+    await s?.close();
+  });
+
+  /** What a worker killed mid-upload leaves: a multipart upload begun, one part sent, never completed. */
+  const openUpload = async (key: string) => {
+    const { UploadId } = await client.send(new CreateMultipartUploadCommand({ Bucket: s3.bucket, Key: key }));
+    await client.send(
+      new UploadPartCommand({ Bucket: s3.bucket, Key: key, UploadId, PartNumber: 1, Body: Buffer.alloc(64 * 1024) }),
+    );
+    return UploadId!;
+  };
+  const lease = (id: string, set: { expires: number; claimedAt: number }) =>
+    s.rt.db
+      .updateTable('jobs')
+      .set({
+        status: 'PROCESSING',
+        lease_owner: 'w_other',
+        lease_expires_at: new Date(set.expires).toISOString(),
+        claimed_at: new Date(set.claimedAt).toISOString(),
+      })
+      .where('id', '=', id)
+      .execute();
+
+  test('uploads of dead workers are aborted; those a live lease or this process owns, and recent others, are kept', async () => {
+    const user = await s.newAccount();
+    const job = async () => (await commitFinishedJob(s.rt, user.id, { outcome: 'FAILED' })).job.id;
+    const [dead, live, retaken] = [await job(), await job(), await job()];
+    const now = Date.now();
+    await lease(dead, { expires: now - 1000, claimedAt: now - 60_000 });
+    await lease(live, { expires: now + 30_000, claimedAt: now - 60_000 });
+    const ids = {
+      dead: await openUpload(`jobs/${dead}/vocals.wav`),
+      live: await openUpload(`jobs/${live}/vocals.wav`),
+      retaken: await openUpload(`jobs/${retaken}/drums.wav`),
+      upload: await openUpload(`uploads/${user.id}/upl_0mfz1q2ab00cUpload00000/source`),
+      mine: await openUpload(`jobs/${dead}/bass.wav`),
+    };
+    // The retaken job's upload began before its current (live) claim: a dead worker's.
+    await lease(retaken, { expires: now + 30_000, claimedAt: Date.now() + 10_000 });
+    const release = holdPath(`s3://${s3.bucket}/jobs/${dead}/bass.wav`); // a put of this process under way
+    expect((await s3.openMultipartUploads()).sort()).toEqual(Object.values(ids).sort());
+
+    const r = await sweepStartupLeftovers({ ...s.rt, store }, { mode: 'scale-out' });
+    expect(r.unfinishedWrites.map((w) => w.id).sort()).toEqual([ids.dead, ids.retaken].sort());
+    expect((await s3.openMultipartUploads()).sort()).toEqual([ids.live, ids.upload, ids.mine].sort());
+
+    // An hour on, the API upload nobody finished is an orphan too; the live lease (renewed) still owns its upload.
+    await lease(live, { expires: now + 2 * 3600_000, claimedAt: now - 60_000 });
+    const later = await sweepStartupLeftovers(
+      { ...s.rt, store },
+      { mode: 'scale-out', now: new Date(now + 3600_000 + 60_000) },
+    );
+    expect(later.unfinishedWrites.map((w) => w.id)).toEqual([ids.upload]);
+
+    // Embedded: this process is the only writer, so everything it does not hold is aborted.
+    const all = await sweepStartupLeftovers({ ...s.rt, store }, { mode: 'embedded' });
+    expect(all.unfinishedWrites.map((w) => w.id)).toEqual([ids.live]);
+    expect(await s3.openMultipartUploads()).toEqual([ids.mine]);
+    release();
+    await sweepStartupLeftovers({ ...s.rt, store }, { mode: 'embedded' });
+    expect(await s3.openMultipartUploads()).toEqual([]);
   });
 });

@@ -7,7 +7,7 @@ import { commitFinishedJob } from './helpers/finished-job.ts';
 import { loadConfig } from '../src/config.ts';
 import { createRuntime, type Runtime } from '../src/runtime.ts';
 import { startWebhookDispatcher } from '../src/webhooks/dispatcher.ts';
-import { INTERRUPTED_ERROR, listJobDeliveries } from '../src/store/webhook-deliveries.ts';
+import { listJobDeliveries } from '../src/store/webhook-deliveries.ts';
 import { findWebhook } from '../src/store/webhooks.ts';
 
 const repo = resolve(import.meta.dirname, '..');
@@ -71,7 +71,7 @@ describe('webhook outbox across crashes (sqlite, real processes)', () => {
     await rx?.close();
   });
 
-  test('committed events are delivered after a crash exactly once; an attempt cut by a crash is closed, never re-sent', async () => {
+  test('committed events are delivered after a crash; an attempt cut by our crash is sent again and not counted against the receiver', async () => {
     const user = await s.newAccount();
     rx.on('/hang', 'hang');
     const hooks: Record<string, { id: string }> = {};
@@ -114,20 +114,26 @@ describe('webhook outbox across crashes (sqlite, real processes)', () => {
     const j2 = await commitFinishedJob(s.rt, user.id, { outcome: 'FAILED' });
     expect(j2.deliveries).toBe(2); // b is subscribed to job.completed only
 
-    // 4. Restart: two dispatchers in two runtimes race over the same outbox. The cut attempt is
-    //    older than staleAfterMs, so the start-up sweep closes it as a failure without re-sending.
-    await new Promise((r) => setTimeout(r, 1100 - (Date.now() - Date.parse(cut.sent_at!))));
-    const d1 = startWebhookDispatcher(s.rt, { pollMs: 20, staleAfterMs: 1000 });
-    const d2 = startWebhookDispatcher(await restartedRuntime(), { pollMs: 20, staleAfterMs: 1000 });
+    // 4. Restart: two dispatchers in two runtimes race over the same outbox. The embedded start
+    //    knows the cut attempt's claimer is dead (another process's claim), so the event is sent
+    //    again at once; the receiver is well now and answers 200.
+    rx.on('/hang', 200);
+    const d1 = startWebhookDispatcher(s.rt, { pollMs: 20 });
+    const d2 = startWebhookDispatcher(await restartedRuntime(), { pollMs: 20 });
     await Promise.all([d1.drain(), d2.drain()]);
     await Promise.all([d1.stop(), d2.stop()]);
 
-    const closed = (await listJobDeliveries(s.rt.db, j1.job.id)).find((r) => r.webhook_id === hooks.hang!.id)!;
-    expect(closed).toMatchObject({ status: 'done', error: INTERRUPTED_ERROR, response_status: null });
-    // Counted as a failure, like the timeout of j2's delivery to the same receiver.
-    expect((await findWebhook(s.rt.db, hooks.hang!.id))!.fail_count).toBe(2);
+    const resent = (await listJobDeliveries(s.rt.db, j1.job.id)).find((r) => r.webhook_id === hooks.hang!.id)!;
+    expect(resent).toMatchObject({ status: 'done', error: null, response_status: 200 });
+    // Our crash is not the receiver's failure: nothing counted, the webhook stays active.
+    expect(await findWebhook(s.rt.db, hooks.hang!.id)).toMatchObject({ fail_count: 0, is_active: 1 });
     const pairs = (path: string) => rx.at(path).map((r) => JSON.parse(r.raw.toString()).data.jobId as string);
-    expect(pairs('/hang')).toEqual([j1.job.id, j2.job.id]);
+    // The cut request and its repeat are byte-identical, signature and X-Webhook-Id included.
+    expect(pairs('/hang')).toEqual([j1.job.id, j1.job.id, j2.job.id]);
+    const [cutCopy, repeat] = rx.at('/hang');
+    expect(repeat!.raw.equals(cutCopy!.raw)).toBe(true);
+    for (const h of ['x-webhook-id', 'x-webhook-event', 'x-webhook-signature'])
+      expect(repeat!.headers[h]).toBe(cutCopy!.headers[h]);
     expect(pairs('/a').sort()).toEqual([j1.job.id, j2.job.id].sort());
     expect(pairs('/b')).toEqual([j1.job.id]);
     for (const job of [j1.job, j2.job]) {
@@ -160,5 +166,31 @@ describe('webhook outbox across crashes (sqlite, real processes)', () => {
     expect(row).toMatchObject({ status: 'done', error: 'timeout after 500 ms' });
     expect((await findWebhook(s.rt.db, wh.id))!.fail_count).toBe(1);
     expect(rx.at('/slowish')).toHaveLength(1);
+  });
+
+  test('a claim of a dead process is sent again: at once by the embedded start, after the stale window otherwise', async () => {
+    const user = await s.newAccount();
+    const res = await s.api('/v1/webhooks', { key: user.key, method: 'POST', json: { url: rx.url('/claimed') } });
+    const wh = (await res.json()) as { id: string };
+    const { job } = await commitFinishedJob(s.rt, user.id, { outcome: 'COMPLETED' });
+    // A process claimed the row and died before sending (or while sending): only its claim is left.
+    await s.rt.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'sending', sent_at: new Date().toISOString(), claimed_by: 'w_dead0000' })
+      .where('job_id', '=', job.id)
+      .execute();
+    // Scale-out: another process cannot know the claimer is dead until the claim is stale.
+    const early = startWebhookDispatcher(s.rt, { pollMs: 20, soleSender: false });
+    await early.drain();
+    await early.stop();
+    expect(rx.at('/claimed')).toHaveLength(0);
+    expect((await listJobDeliveries(s.rt.db, job.id))[0]).toMatchObject({ status: 'sending' });
+    // The embedded start is the only sender: the claim is dead, the event goes out now.
+    const sole = startWebhookDispatcher(s.rt, { pollMs: 20, soleSender: true });
+    await sole.drain();
+    await sole.stop();
+    expect(rx.at('/claimed')).toHaveLength(1);
+    expect((await listJobDeliveries(s.rt.db, job.id))[0]).toMatchObject({ status: 'done', response_status: 200 });
+    expect(await findWebhook(s.rt.db, wh.id)).toMatchObject({ fail_count: 0, is_active: 1 });
   });
 });

@@ -3,7 +3,7 @@ import { createRuntime } from '../runtime.ts';
 import { buildApp } from '../app/build-app.ts';
 import { bootstrapLocalAccount } from '../bootstrap.ts';
 import { parseCommandArgs } from './args.ts';
-import { sweepStartupLeftovers } from '../startup-sweep.ts';
+import { startOrphanSweeper, sweepStartupLeftovers } from '../startup-sweep.ts';
 
 const USAGE = 'stemforge serve [--no-workers]';
 
@@ -14,6 +14,8 @@ export async function run(args: string[]): Promise<void> {
   const rt = await createRuntime(config);
   // Before any request or job: what an earlier process killed mid-work left in the data folder.
   await sweepStartupLeftovers(rt);
+  // And every few minutes: what a dead worker of another process left, once its lease has run out.
+  const sweeper = startOrphanSweeper(rt);
   if (config.bootstrapAccount) {
     const banner = await bootstrapLocalAccount(rt);
     if (banner) process.stdout.write(`${banner}\n`);
@@ -35,6 +37,7 @@ export async function run(args: string[]): Promise<void> {
     const force = setTimeout(() => process.exit(1), 30_000);
     force.unref();
     await app.close();
+    await sweeper.stop();
     await workers?.stop();
     await rt.close();
     process.exit(0);

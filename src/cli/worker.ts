@@ -1,7 +1,7 @@
 import { loadConfig } from '../config.ts';
 import { createRuntime } from '../runtime.ts';
 import { startWorkers } from '../worker/start.ts';
-import { sweepStartupLeftovers } from '../startup-sweep.ts';
+import { startOrphanSweeper, sweepStartupLeftovers } from '../startup-sweep.ts';
 import { buildMetricsServer } from '../app/metrics-server.ts';
 
 /** `stemforge worker`: workers only, for the scale-out deployment (API processes run `serve --no-workers`). */
@@ -9,6 +9,7 @@ export async function run(): Promise<void> {
   const config = loadConfig();
   const rt = await createRuntime(config);
   await sweepStartupLeftovers(rt);
+  const sweeper = startOrphanSweeper(rt);
   const workers = await startWorkers(rt);
   // Its own metrics and probes, when the operator gives it a port (docs/deploy.md, "Metrics").
   const server = config.metrics.port === undefined ? null : buildMetricsServer(rt);
@@ -18,6 +19,7 @@ export async function run(): Promise<void> {
   }
   process.stdout.write('Stemforge worker started\n');
   const shutdown = async () => {
+    await sweeper.stop();
     await server?.close();
     await workers.stop();
     await rt.close();

@@ -54,6 +54,12 @@ export const isWebhookEvent = (v: unknown): v is WebhookEventName => (WEBHOOK_EV
 /** `errorDetails.code` of a job its owner cancelled (it is FAILED, phase `cancelled`). */
 export const JOB_CANCELLED_CODE = 'JOB_CANCELLED';
 
+/**
+ * `errorDetails.code` of a job whose attempts were cut by the process dying JOB_MAX_CRASHES times
+ * (a poison input that kills its worker): it is FAILED and its credits released, not run again.
+ */
+export const JOB_CRASHED_CODE = 'JOB_CRASHED';
+
 /** The onnxruntime execution providers a worker can be started with (`ORT_EXECUTION_PROVIDER`). */
 export const EXECUTION_PROVIDERS = ['cpu', 'cuda', 'webgpu'] as const;
 export type ExecutionProvider = (typeof EXECUTION_PROVIDERS)[number];

@@ -8,6 +8,7 @@ import { newId } from '../domain/ids.ts';
 import { findUpload } from '../store/uploads.ts';
 import { measureAudioOrReject } from '../uploads/measure.ts';
 import { fetchToFile } from '../sources/safe-fetch.ts';
+import { holdPath } from '../storage/held-paths.ts';
 
 /** An input file in storage, measured by decoding (`src/uploads/measure.ts`). */
 export interface AcquiredInput {
@@ -82,6 +83,7 @@ export async function inputFromUrl(
   const dir = join(deps.config.dataDir, 'tmp');
   await mkdir(dir, { recursive: true });
   const tmp = join(dir, `${newId('src')}.part`);
+  const release = holdPath(tmp);
   try {
     const fetched = await fetchToFile(sourceUrl, tmp, {
       allowPrivate: deps.config.allowPrivateUrls,
@@ -100,6 +102,7 @@ export async function inputFromUrl(
     };
   } finally {
     await rm(tmp, { force: true });
+    release();
   }
 }
 

@@ -48,6 +48,16 @@ export interface BlobStore {
   signedDownloadUrl(key: string, options: SignedDownloadOptions): Promise<{ url: string; expiresAt: Date }>;
 
   /**
+   * Writes begun and never finished that no write of this process holds: S3 multipart uploads
+   * (ListMultipartUploads), the disk store's temp files. What a killed process left behind, or a
+   * write another live process is making now: the orphan sweep (`src/startup-sweep.ts`) decides.
+   */
+  listUnfinishedWrites(): Promise<UnfinishedWrite[]>;
+
+  /** Abandons one (S3 AbortMultipartUpload; the disk store removes the temp file). */
+  abortUnfinishedWrite(write: UnfinishedWrite): Promise<void>;
+
+  /**
    * Present only where clients can PUT a file straight into the store (S3): a URL anyone holding it
    * can PUT `key` to until `expiresAt`, with `contentType` (and, when given, exactly `contentLength`
    * bytes) bound into its signature, so the store itself refuses another type, size or a late PUT.
@@ -57,6 +67,16 @@ export interface BlobStore {
 
   /** Releases connections or timers held by the adapter. */
   close(): Promise<void>;
+}
+
+/** A write begun and not finished (`listUnfinishedWrites`). */
+export interface UnfinishedWrite {
+  /** The adapter's handle: an S3 upload id, a temp file's name. */
+  id: string;
+  /** The blob key being written, when the adapter knows it (S3); null for the disk store's temp files. */
+  key: string | null;
+  /** When it began (S3's `Initiated`), or was last written to (a temp file's mtime). */
+  startedAt: Date;
 }
 
 export interface PutOptions {

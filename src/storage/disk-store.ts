@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { copyFile, mkdir, open, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, open, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { assertBlobKey, assertBlobPrefix } from './blob-key.ts';
@@ -13,7 +13,9 @@ import {
   type BlobStore,
   type PutOptions,
   type SignedDownloadOptions,
+  type UnfinishedWrite,
 } from './blob-store.ts';
+import { holdPath, isPathHeld } from './held-paths.ts';
 import { buildDownloadUrl } from './download-url.ts';
 import { BlobNotFoundError } from './errors.ts';
 import { copyWithLimit } from './limited-copy.ts';
@@ -61,6 +63,7 @@ export class DiskBlobStore implements BlobStore {
     assertBlobKey(key);
     assertPutOptions(options);
     const tmp = await this.#tmpPath();
+    const release = holdPath(tmp);
     const out = createWriteStream(tmp, { flags: 'wx' });
     try {
       const size = await copyWithLimit(body, out, options.maxBytes);
@@ -71,6 +74,8 @@ export class DiskBlobStore implements BlobStore {
       out.destroy();
       await rm(tmp, { force: true });
       throw err;
+    } finally {
+      release();
     }
   }
 
@@ -78,6 +83,7 @@ export class DiskBlobStore implements BlobStore {
     assertBlobKey(key);
     assertPutOptions(options);
     const tmp = await this.#tmpPath();
+    const release = holdPath(tmp);
     try {
       await copyFile(localPath, tmp);
       const { size } = await stat(tmp);
@@ -86,6 +92,8 @@ export class DiskBlobStore implements BlobStore {
     } catch (err) {
       await rm(tmp, { force: true });
       throw err;
+    } finally {
+      release();
     }
   }
 
@@ -150,6 +158,32 @@ export class DiskBlobStore implements BlobStore {
       contentType: options.contentType,
     });
     return { url, expiresAt: new Date(exp * 1000) };
+  }
+
+  /**
+   * Files in `tmp/` that no write of this process holds: what a killed process left mid-copy (a
+   * half-written output, its `.meta` sidecar). This store is never shared between processes.
+   */
+  async listUnfinishedWrites(): Promise<UnfinishedWrite[]> {
+    const names = await readdir(this.#tmp).catch((err) => {
+      if (isMissing(err)) return [] as string[];
+      throw err;
+    });
+    const writes: UnfinishedWrite[] = [];
+    for (const name of names) {
+      const path = join(this.#tmp, name);
+      if (isPathHeld(path) || isPathHeld(path.replace(/[.]meta$/, ''))) continue;
+      const info = await stat(path).catch(() => null);
+      if (info?.isFile()) writes.push({ id: name, key: null, startedAt: info.mtime });
+    }
+    return writes;
+  }
+
+  async abortUnfinishedWrite(write: UnfinishedWrite): Promise<void> {
+    if (write.id.includes('/') || write.id.includes('\\') || write.id.startsWith('.')) {
+      throw new Error('not a temp file of this store');
+    }
+    await rm(join(this.#tmp, write.id), { force: true });
   }
 
   async close(): Promise<void> {}

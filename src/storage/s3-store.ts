@@ -3,10 +3,12 @@ import { rm } from 'node:fs/promises';
 import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
+  AbortMultipartUploadCommand,
   DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListMultipartUploadsCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
@@ -24,8 +26,10 @@ import {
   type BlobStore,
   type PutOptions,
   type SignedDownloadOptions,
+  type UnfinishedWrite,
   type SignedUploadOptions,
 } from './blob-store.ts';
+import { holdPath, isPathHeld } from './held-paths.ts';
 import { attachmentDisposition } from './content-disposition.ts';
 import { BlobNotFoundError } from './errors.ts';
 import { copyWithLimit } from './limited-copy.ts';
@@ -104,6 +108,16 @@ export class S3BlobStore implements BlobStore {
   async put(key: string, body: Readable, options: PutOptions): Promise<{ size: number }> {
     assertBlobKey(key);
     assertPutOptions(options);
+    // Held while this process writes it, so no orphan sweep aborts the multipart upload under it.
+    const release = holdPath(this.#heldName(key));
+    try {
+      return await this.#put(key, body, options);
+    } finally {
+      release();
+    }
+  }
+
+  async #put(key: string, body: Readable, options: PutOptions): Promise<{ size: number }> {
     const pass = new PassThrough({ highWaterMark: MiB });
     const upload = new Upload({
       client: this.#client,
@@ -218,6 +232,50 @@ export class S3BlobStore implements BlobStore {
     });
     const url = await getSignedUrl(this.#presign, command, { expiresIn: options.expiresInSeconds, signingDate });
     return { url, expiresAt: new Date(signingDate.getTime() + options.expiresInSeconds * 1000) };
+  }
+
+  /**
+   * Multipart uploads still open in the bucket that this process is not writing: a process killed
+   * mid-upload leaves one (lib-storage aborts only on an error it lives to see), and S3 keeps its
+   * parts, billed, until AbortMultipartUpload or the bucket's AbortIncompleteMultipartUpload rule.
+   */
+  async listUnfinishedWrites(): Promise<UnfinishedWrite[]> {
+    const writes: UnfinishedWrite[] = [];
+    let keyMarker: string | undefined;
+    let uploadIdMarker: string | undefined;
+    do {
+      const page = await this.#client.send(
+        new ListMultipartUploadsCommand({
+          Bucket: this.#bucket,
+          KeyMarker: keyMarker,
+          UploadIdMarker: uploadIdMarker,
+        }),
+      );
+      for (const u of page.Uploads ?? []) {
+        if (!u.Key || !u.UploadId || isPathHeld(this.#heldName(u.Key))) continue;
+        writes.push({ id: u.UploadId, key: u.Key, startedAt: u.Initiated ?? new Date(0) });
+      }
+      const more = page.IsTruncated === true;
+      keyMarker = more ? page.NextKeyMarker : undefined;
+      uploadIdMarker = more ? page.NextUploadIdMarker : undefined;
+    } while (keyMarker);
+    return writes;
+  }
+
+  async abortUnfinishedWrite(write: UnfinishedWrite): Promise<void> {
+    if (!write.key) throw new Error('an S3 multipart upload has a key');
+    try {
+      await this.#client.send(
+        new AbortMultipartUploadCommand({ Bucket: this.#bucket, Key: write.key, UploadId: write.id }),
+      );
+    } catch (err) {
+      // Finished or aborted meanwhile: nothing left to abort.
+      if ((err as { name?: string }).name !== 'NoSuchUpload' && !isNotFound(err)) throw err;
+    }
+  }
+
+  #heldName(key: string): string {
+    return `s3://${this.#bucket}/${key}`;
   }
 
   /**

@@ -13,6 +13,7 @@ import * as m006 from './migrations/006-dashboard.ts';
 import * as m007 from './migrations/007-idempotency-keys.ts';
 import * as m008 from './migrations/008-job-names.ts';
 import * as m009 from './migrations/009-admin.ts';
+import * as m010 from './migrations/010-crash-accounting.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   '007-idempotency-keys': m007,
   '008-job-names': m008,
   '009-admin': m009,
+  '010-crash-accounting': m010,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -82,6 +82,9 @@ export async function listRunnableJobs(
 /**
  * Claims a job if it is runnable now. The conditional UPDATE makes the claim atomic across
  * processes: two workers never run the same attempt, and a duplicate queue message is harmless.
+ * Taking over a PROCESSING job (its lease ran out, or the embedded start released it) means its
+ * worker died mid-attempt: that is counted in `crashes`, not `attempts`, so a crash never spends
+ * the error retry budget (the attempt is run again under the same number).
  */
 export async function claimJob(db: DbOrTx, id: string, owner: string, leaseMs: number): Promise<JobRow | null> {
   const now = new Date();
@@ -92,7 +95,9 @@ export async function claimJob(db: DbOrTx, id: string, owner: string, leaseMs: n
       status: 'PROCESSING',
       lease_owner: owner,
       lease_expires_at: new Date(now.getTime() + leaseMs).toISOString(),
-      attempts: sql`attempts + 1`,
+      attempts: sql`case when status = 'PROCESSING' then attempts else attempts + 1 end`,
+      crashes: sql`case when status = 'PROCESSING' then crashes + 1 else crashes end`,
+      claimed_at: nowIso,
       started_at: sql`coalesce(started_at, ${nowIso})`,
     })
     .where('id', '=', id)

@@ -109,10 +109,15 @@ export interface JobsTable {
   /** Stem name -> stored output (blob key, download file name, content type). */
   outputs_json: string | null;
   audio_metadata_json: string | null;
+  /** Attempts that ended in an error (the retry budget). */
   attempts: number;
+  /** Attempts cut by a process dying (their lease taken over); bounded by JOB_MAX_CRASHES. */
+  crashes: number;
   next_attempt_at: string;
   lease_owner: string | null;
   lease_expires_at: string | null;
+  /** When the current lease was taken (null: never claimed). */
+  claimed_at: string | null;
   created_at: string;
   started_at: string | null;
   completed_at: string | null;
@@ -152,6 +157,8 @@ export interface WebhookDeliveriesTable {
   response_status: number | null;
   error: string | null;
   duration_ms: number | null;
+  /** The process that claimed it (`workerId`); a claim of a dead process is sent again. */
+  claimed_by: string | null;
 }
 
 /** One row per model a worker process has; refreshed by the worker's heartbeat. */

@@ -7,13 +7,12 @@ import { recordDeliveryOutcome } from './webhooks.ts';
  *
  *   pending --claim--> sending --finish--> done      (one attempt made; response_status / error kept)
  *                             \--skip----> skipped   (webhook deleted or disabled; nothing sent)
- *   sending (owner died) --sweep--> done with INTERRUPTED_ERROR, counted as a failure, never re-sent
+ *   sending (claimer died) --requeue--> pending      (our crash, not the receiver's failure: sent again)
  *
- * `sent_at` is set when a row is claimed: the moment its one attempt began.
+ * `sent_at` is set when a row is claimed (the moment its attempt began), `claimed_by` names the
+ * process that claimed it.
  */
 export type DeliveryRow = WebhookDeliveriesTable;
-
-export const INTERRUPTED_ERROR = 'delivery interrupted by a restart';
 
 /** Pending deliveries, oldest first. */
 export async function listPendingDeliveries(db: DbOrTx, limit: number): Promise<DeliveryRow[]> {
@@ -31,10 +30,10 @@ export async function listPendingDeliveries(db: DbOrTx, limit: number): Promise<
  * Claims a pending delivery for sending. The conditional UPDATE is the lock: of two dispatchers
  * (or two processes) racing for a row exactly one sees one updated row, the other skips it.
  */
-export async function claimDelivery(db: DbOrTx, id: string, at = new Date()): Promise<boolean> {
+export async function claimDelivery(db: DbOrTx, id: string, owner: string, at = new Date()): Promise<boolean> {
   const r = await db
     .updateTable('webhook_deliveries')
-    .set({ status: 'sending', sent_at: at.toISOString() })
+    .set({ status: 'sending', sent_at: at.toISOString(), claimed_by: owner })
     .where('id', '=', id)
     .where('status', '=', 'pending')
     .executeTakeFirst();
@@ -42,23 +41,25 @@ export async function claimDelivery(db: DbOrTx, id: string, at = new Date()): Pr
 }
 
 /** A claimed delivery that will not be sent (webhook deleted or inactive, job gone). */
-export async function skipDelivery(db: DbOrTx, id: string, reason: string): Promise<void> {
+export async function skipDelivery(db: DbOrTx, id: string, owner: string, reason: string): Promise<void> {
   await db
     .updateTable('webhook_deliveries')
     .set({ status: 'skipped', error: reason })
     .where('id', '=', id)
     .where('status', '=', 'sending')
+    .where('claimed_by', '=', owner)
     .execute();
 }
 
 /**
  * Records a finished attempt: the row becomes `done` and the webhook's counters move, in one
- * transaction. Conditional on the row still being `sending`, so an attempt the stale sweep already
- * closed is never counted twice.
+ * transaction. Conditional on the row still being `sending` under this claim, so an attempt that was
+ * requeued meanwhile (and perhaps claimed again) is never recorded over.
  */
 export async function finishDelivery(
   db: DbOrTx,
   row: Pick<DeliveryRow, 'id' | 'webhook_id'>,
+  owner: string,
   outcome: { ok: boolean; status: number | null; error: string | null; durationMs?: number },
 ): Promise<boolean> {
   const run = async (tx: DbOrTx) => {
@@ -72,6 +73,7 @@ export async function finishDelivery(
       })
       .where('id', '=', row.id)
       .where('status', '=', 'sending')
+      .where('claimed_by', '=', owner)
       .executeTakeFirst();
     if (Number(r.numUpdatedRows) !== 1) return false;
     await recordDeliveryOutcome(tx, row.webhook_id, outcome);
@@ -81,22 +83,34 @@ export async function finishDelivery(
 }
 
 /**
- * Closes deliveries left `sending` by a process that died mid-attempt (claimed before `cutoff`).
- * Whether the receiver got the request is unknown, so the row is NOT re-sent (an event is never
- * doubled); it is marked done with INTERRUPTED_ERROR and counted as a failed attempt.
+ * Which `sending` rows were claimed by a process that is gone: those claimed before `claimedBefore`
+ * (a live attempt ends within the webhook timeout, which the caller's cutoff exceeds), and, when
+ * `deadOwnersBut` is given, every row not claimed by that process (the embedded start: the one
+ * process that sends webhooks on this database is starting, so any other claimer is dead).
  */
-export async function closeStaleDeliveries(db: DbOrTx, cutoff: Date): Promise<number> {
-  const stale = await db
-    .selectFrom('webhook_deliveries')
-    .select(['id', 'webhook_id'])
+export interface DeadClaims {
+  claimedBefore: Date;
+  deadOwnersBut?: string;
+}
+
+/**
+ * Puts deliveries whose claimer died mid-attempt (our crash) back to `pending`, so they are sent
+ * again; the webhook's counters are not touched: a crash of ours is not a receiver failure. The
+ * receiver may have got the cut request already; the repeat is byte-identical (same body, same
+ * signature, same `X-Webhook-Id` and event), which is how it tells one (docs/webhooks.md).
+ */
+export async function requeueDeadClaims(db: DbOrTx, dead: DeadClaims): Promise<number> {
+  const r = await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'pending', sent_at: null, claimed_by: null })
     .where('status', '=', 'sending')
-    .where('sent_at', '<', cutoff.toISOString())
-    .execute();
-  let closed = 0;
-  for (const row of stale) {
-    if (await finishDelivery(db, row, { ok: false, status: null, error: INTERRUPTED_ERROR })) closed++;
-  }
-  return closed;
+    .where((eb) => {
+      const old = eb('sent_at', '<', dead.claimedBefore.toISOString());
+      if (dead.deadOwnersBut === undefined) return old;
+      return eb.or([old, eb('claimed_by', 'is', null), eb('claimed_by', '!=', dead.deadOwnersBut)]);
+    })
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
 }
 
 /** Deliveries of a job, for operators and tests. */

@@ -6,6 +6,7 @@ import { Transform, type Readable } from 'node:stream';
 import { ApiError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { UploadDeps } from './deps.ts';
+import { holdPath } from '../storage/held-paths.ts';
 
 class TooLarge extends Error {}
 
@@ -26,7 +27,9 @@ export async function receiveToTemp(
   const maxBytes = deps.config.limits.maxFileSizeBytes;
   await mkdir(tempDir(deps), { recursive: true });
   const path = join(tempDir(deps), `${newId('in')}.part`);
-  const discard = () => rm(path, { force: true });
+  // Held until discarded, so the periodic orphan sweep never takes a body still in use.
+  const release = holdPath(path);
+  const discard = () => rm(path, { force: true }).finally(release);
   let received = 0;
   const counter = new Transform({
     transform(chunk: Buffer, _enc, done) {

@@ -6,12 +6,13 @@ import { findJob } from '../store/jobs.ts';
 import { findWebhook } from '../store/webhooks.ts';
 import {
   claimDelivery,
-  closeStaleDeliveries,
   finishDelivery,
   listPendingDeliveries,
+  requeueDeadClaims,
   skipDelivery,
   type DeliveryRow,
 } from '../store/webhook-deliveries.ts';
+import { PROCESS_ID } from '../domain/process-id.ts';
 import { buildWebhookPayload } from './payload.ts';
 import { sendWebhook } from './send.ts';
 import type { WebhookEventName } from './outbox.ts';
@@ -19,7 +20,7 @@ import type { Metrics } from '../metrics/metrics.ts';
 
 /** What delivering webhooks needs (`src/runtime.ts` satisfies it). */
 export interface DispatcherDeps {
-  config: Pick<Config, 'allowPrivateUrls' | 'webhookTimeoutMs'>;
+  config: Pick<Config, 'allowPrivateUrls' | 'webhookTimeoutMs' | 'deployment'>;
   db: Db;
   store: BlobStore;
   log: Logger;
@@ -34,11 +35,17 @@ export interface DispatcherOptions {
   /** Deliveries in flight at once (each is network wait, not CPU). */
   concurrency?: number;
   /**
-   * A `sending` row older than this was claimed by a process that died: it is closed as a failure.
+   * A `sending` row older than this was claimed by a process that died: it is sent again.
    * Default: the webhook timeout plus a minute, so a live attempt (bounded by the timeout) is never
    * mistaken for a dead one, even by another process with a slightly different clock.
    */
   staleAfterMs?: number;
+  /**
+   * Whether this dispatcher starts as the only one on its database (the embedded deployment's
+   * process), so every `sending` row another process claimed is from a dead process and is sent
+   * again at once. Default: from the deployment mode.
+   */
+  soleSender?: boolean;
 }
 
 export interface WebhookDispatcher {
@@ -55,9 +62,10 @@ export interface WebhookDispatcher {
 export type DeliveryResult = 'sent' | 'failed' | 'skipped' | 'not-claimed';
 
 /**
- * Delivers one outbox row: claim it (pending -> sending, atomically), then either skip it (webhook
- * deleted or inactive) or make the one attempt and record the outcome. Never throws for a receiver
- * problem; a database error leaves the row `sending`, to be closed by the stale sweep, never re-sent.
+ * Delivers one outbox row: claim it (pending -> sending, atomically, in this process's name), then
+ * either skip it (webhook deleted or inactive) or make the one attempt and record the outcome. Never
+ * throws for a receiver problem; a database error leaves the row `sending`, to be sent again once
+ * the claim is stale.
  */
 export async function deliverOne(deps: DispatcherDeps, row: DeliveryRow): Promise<DeliveryResult> {
   const result = await attemptDelivery(deps, row);
@@ -66,7 +74,8 @@ export async function deliverOne(deps: DispatcherDeps, row: DeliveryRow): Promis
 }
 
 async function attemptDelivery(deps: DispatcherDeps, row: DeliveryRow): Promise<DeliveryResult> {
-  if (!(await claimDelivery(deps.db, row.id))) return 'not-claimed';
+  const owner = PROCESS_ID;
+  if (!(await claimDelivery(deps.db, row.id, owner))) return 'not-claimed';
   const hook = await findWebhook(deps.db, row.webhook_id);
   const skipReason = !hook
     ? 'webhook not found'
@@ -76,12 +85,12 @@ async function attemptDelivery(deps: DispatcherDeps, row: DeliveryRow): Promise<
         ? 'webhook inactive'
         : null;
   if (skipReason || !hook) {
-    await skipDelivery(deps.db, row.id, skipReason ?? 'webhook not found');
+    await skipDelivery(deps.db, row.id, owner, skipReason ?? 'webhook not found');
     return 'skipped';
   }
   const job = await findJob(deps.db, row.job_id);
   if (!job) {
-    await skipDelivery(deps.db, row.id, 'job not found');
+    await skipDelivery(deps.db, row.id, owner, 'job not found');
     return 'skipped';
   }
   let body: unknown;
@@ -89,7 +98,7 @@ async function attemptDelivery(deps: DispatcherDeps, row: DeliveryRow): Promise<
     body = await buildWebhookPayload(job, row.event as WebhookEventName, row.created_at, deps.store);
   } catch (err) {
     // Our fault, not the receiver's: not counted against the webhook.
-    await skipDelivery(deps.db, row.id, `payload could not be built: ${(err as Error).message}`);
+    await skipDelivery(deps.db, row.id, owner, `payload could not be built: ${(err as Error).message}`);
     return 'skipped';
   }
   const result = await sendWebhook({
@@ -101,7 +110,7 @@ async function attemptDelivery(deps: DispatcherDeps, row: DeliveryRow): Promise<
     timeoutMs: deps.config.webhookTimeoutMs,
     allowPrivate: deps.config.allowPrivateUrls,
   });
-  await finishDelivery(deps.db, row, result);
+  await finishDelivery(deps.db, row, owner, result);
   if (!result.ok)
     deps.log.info(
       { webhookId: hook.id, jobId: job.id, event: row.event, error: result.error },
@@ -116,8 +125,11 @@ async function attemptDelivery(deps: DispatcherDeps, row: DeliveryRow): Promise<
  * own slots, never a job worker. Any number of dispatchers may run (one per worker process): the
  * conditional claim sends each row at most once.
  *
- * On start (and every few polls) it closes rows left `sending` by a process that died mid-attempt:
- * they are not re-sent, since the receiver may already have them (see closeStaleDeliveries).
+ * On start (and every few polls) it puts rows left `sending` by a process that died mid-attempt back
+ * to pending: our crash is not the receiver's failure, so the event is sent again and the webhook's
+ * failure count is not touched (see requeueDeadClaims). The embedded process, the only sender on its
+ * database, does so at its start for every claim of another process; otherwise a claim is dead once
+ * older than `staleAfterMs`.
  */
 export function startWebhookDispatcher(deps: DispatcherDeps, opts: DispatcherOptions = {}): WebhookDispatcher {
   const pollMs = opts.pollMs ?? 1000;
@@ -128,8 +140,19 @@ export function startWebhookDispatcher(deps: DispatcherDeps, opts: DispatcherOpt
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let polls = 0;
+  const soleSender = opts.soleSender ?? deps.config.deployment.mode === 'embedded';
 
-  const sweep = () => closeStaleDeliveries(deps.db, new Date(Date.now() - staleAfterMs));
+  const sweep = async (atStart: boolean) => {
+    const requeued = await requeueDeadClaims(deps.db, {
+      claimedBefore: new Date(Date.now() - staleAfterMs),
+      ...(atStart && soleSender ? { deadOwnersBut: PROCESS_ID } : {}),
+    });
+    if (requeued > 0) deps.log.info({ requeued }, 'webhook deliveries cut by a crash are sent again');
+  };
+  // Before the first send, so a row cut by our crash goes out with the rows committed meanwhile.
+  const started = sweep(true).catch((err: Error) =>
+    deps.log.warn({ err: err.message }, 'could not requeue webhook deliveries cut by a crash'),
+  );
 
   /** Fills free slots from the outbox; resolves with the number of rows started. */
   const fill = async (): Promise<number> => {
@@ -157,7 +180,7 @@ export function startWebhookDispatcher(deps: DispatcherDeps, opts: DispatcherOpt
 
   const tick = async () => {
     try {
-      if (polls++ % 30 === 0) await sweep();
+      if (++polls % 30 === 0) await sweep(false);
       await fill();
     } catch (err) {
       deps.log.warn({ err: (err as Error).message }, 'webhook outbox poll failed');
@@ -167,7 +190,7 @@ export function startWebhookDispatcher(deps: DispatcherDeps, opts: DispatcherOpt
       timer.unref();
     }
   };
-  void tick();
+  void started.then(tick);
 
   return {
     async stop() {
@@ -176,6 +199,7 @@ export function startWebhookDispatcher(deps: DispatcherDeps, opts: DispatcherOpt
       await Promise.all(inFlight.values());
     },
     async drain() {
+      await started;
       while (!stopped) {
         await fill();
         if (inFlight.size > 0) await Promise.race(inFlight.values());

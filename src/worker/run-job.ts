@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WorkerDeps } from './deps.ts';
@@ -12,6 +11,10 @@ import { readJob } from '../jobs/read-job.ts';
 import type { StageCompleted, StageHandler, StageHandlers } from './stage.ts';
 import { errorCodeOf, JobTimeoutError, PermanentJobError, readableError, ShutdownError } from './job-errors.ts';
 import type { ProgressPhase } from '../domain/vocabulary.ts';
+import { PROCESS_ID } from '../domain/process-id.ts';
+import { JOB_CRASHED_CODE } from '../domain/vocabulary.ts';
+import { workDirName } from './work-dir.ts';
+import { holdPath } from '../storage/held-paths.ts';
 import { storedTierLabel } from '../metrics/labels.ts';
 import { settleMeasuredInput } from './settle-measured.ts';
 
@@ -26,7 +29,8 @@ export interface Runner {
   log?: (msg: string, extra?: Record<string, unknown>) => void;
 }
 
-export const workerId = `w_${randomUUID().slice(0, 8)}`;
+/** The owner of this process's job leases. */
+export const workerId = PROCESS_ID;
 
 /** How a stage attempt ended, the `outcome` label of its duration. */
 type AttemptOutcome = 'completed' | 'next_stage' | 'retried' | 'failed' | 'handed_back' | 'taken_over';
@@ -40,6 +44,13 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
   const { services: deps } = runner;
   const job = await claimJob(deps.db, jobId, workerId, LEASE_MS);
   if (!job) return;
+  if (job.crashes >= deps.config.workers.maxCrashes) {
+    // A poison input that kills its worker would otherwise be run on every start without end.
+    const message = `the service stopped ${job.crashes} times while running this job; it is not run again`;
+    await failJob(deps, job, message, JOB_CRASHED_CODE);
+    runner.log?.('job failed after repeated crashes', { jobId: job.id, crashes: job.crashes });
+    return;
+  }
   const labels = { kind: job.kind, stage };
   const startedAt = performance.now();
   deps.metrics.queueWait.observe(labels, Math.max(0, (Date.now() - Date.parse(job.next_attempt_at)) / 1000));
@@ -74,7 +85,8 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
       (err: Error) => deps.log.warn({ jobId: job.id, err: err.message }, 'could not record progress'),
     );
   };
-  const workDir = join(deps.config.dataDir, 'work', `${job.id}-${stage}-${job.attempts}`);
+  const workDir = join(deps.config.dataDir, 'work', workDirName(job, stage));
+  const releaseWorkDir = holdPath(workDir);
   try {
     if (!handler) throw new PermanentJobError(`no handler for ${job.kind} jobs at stage ${stage}`);
     await mkdir(workDir, { recursive: true });
@@ -123,6 +135,7 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
     clearInterval(heartbeat);
     runner.shutdown.removeEventListener('abort', onShutdown);
     await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
+    releaseWorkDir();
   }
 }
 
@@ -191,13 +204,25 @@ async function failOrRetry(runner: Runner, job: JobRow, stage: Stage, err: unkno
     deps.metrics.jobAttemptsRetried.inc({ kind: job.kind, stage });
     return 'retried';
   }
+  await failJob(deps, job, message, errorCodeOf(err));
+  runner.log?.('job failed', { jobId: job.id, attempts: job.attempts, error: message });
+  return 'failed';
+}
+
+/** The terminal failure: FAILED, the hold released and `job.failed` in the outbox, in one transaction. */
+async function failJob(
+  deps: Pick<WorkerDeps, 'config' | 'db' | 'metrics'>,
+  job: JobRow,
+  message: string,
+  code: string,
+): Promise<void> {
   const now = new Date();
   const released = await deps.db.transaction().execute(async (tx) => {
     const moved = await transitionHeldJob(tx, job.id, workerId, {
       status: 'FAILED',
       progress_phase: 'failed',
       error_message: message,
-      error_code: errorCodeOf(err),
+      error_code: code,
       completed_at: now.toISOString(),
       expires_at: new Date(now.getTime() + deps.config.retentionSeconds * 1000).toISOString(),
       credits_charged: 0,
@@ -213,6 +238,4 @@ async function failOrRetry(runner: Runner, job: JobRow, stage: Stage, err: unkno
     deps.metrics.jobDuration.observe({ kind: job.kind, tier, status: 'FAILED' }, secondsSince(job.created_at, now));
     deps.metrics.creditsReleased.inc({ reason: 'failed' }, released);
   }
-  runner.log?.('job failed', { jobId: job.id, attempts: job.attempts, error: message });
-  return 'failed';
 }

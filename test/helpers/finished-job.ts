@@ -89,6 +89,8 @@ export async function commitFinishedJob(
     outputs_json: o.outcome === 'COMPLETED' && o.outputs ? JSON.stringify(stored) : null,
     audio_metadata_json: null,
     attempts: 1,
+    crashes: 0,
+    claimed_at: null,
     next_attempt_at: new Date(now.getTime() - 60_000).toISOString(),
     lease_owner: null,
     lease_expires_at: null,
