@@ -4,7 +4,6 @@ import { dashboardClient } from './helpers/dashboard.ts';
 import { listLedger } from '../src/store/credits.ts';
 import { hashApiKey } from '../src/domain/api-key.ts';
 import { freshDatabase } from './helpers/db.ts';
-import { createAccount } from '../src/store/accounts.ts';
 import { migrate } from '../src/store/db.ts';
 import { sql } from 'kysely';
 
@@ -389,23 +388,17 @@ describe.each(['sqlite', 'postgres'] as const)('admin API on %s', (dialect) => {
 
 describe.each(['sqlite', 'postgres'] as const)('migration 009 on %s', (dialect) => {
   test('the oldest account of an existing install becomes its admin', async () => {
-    const t = await freshDatabase(dialect);
+    // As an install before 009 left it: two accounts, nobody admin; then the service's start migrates.
+    const t = await freshDatabase(dialect, '008-job-names');
     try {
-      const [first, second] = [
-        await createAccount(t.db, 'old@example.com', 0),
-        await createAccount(t.db, 'new@example.com', 0),
-      ];
-      expect(first.isAdmin).toBe(true);
-      expect(second.isAdmin).toBe(false);
-      // As an install before 009 left it: nobody is admin, then the migration runs again.
-      await t.db.updateTable('accounts').set({ is_admin: 0 }).execute();
-      await t.db
-        .deleteFrom('kysely_migration' as never)
-        .where(sql.ref('name'), '=', '009-admin')
-        .execute();
-      await sql`drop index accounts_created`.execute(t.db);
-      await sql`alter table accounts drop column is_admin`.execute(t.db);
-      await sql`alter table accounts drop column disabled_at`.execute(t.db);
+      for (const [email, createdAt] of [
+        ['new@example.com', '2026-02-01T00:00:00.000Z'],
+        ['old@example.com', '2026-01-01T00:00:00.000Z'],
+      ] as const) {
+        await sql`insert into accounts (id, email, created_at) values (${`acct_${email.slice(0, 3)}`}, ${email}, ${createdAt})`.execute(
+          t.db,
+        );
+      }
       await migrate(t, t.schema ? { schema: t.schema } : {});
       const rows = await t.db.selectFrom('accounts').select(['email', 'is_admin']).orderBy('email').execute();
       expect(rows).toEqual([

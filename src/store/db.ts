@@ -67,7 +67,8 @@ export function openDatabase(url: string, opts: OpenOptions = {}): DatabaseHandl
 }
 
 /** Applies pending migrations; throws with the failing migration's name. */
-export async function migrate(handle: DatabaseHandle, opts: OpenOptions = {}): Promise<void> {
+/** Applies the migrations not yet applied, all of them or (`upTo`, tests of a migration) up to one. */
+export async function migrate(handle: DatabaseHandle, opts: OpenOptions & { upTo?: string } = {}): Promise<void> {
   if (handle.dialect === 'postgres' && opts.schema) {
     await handle.db.schema.createSchema(opts.schema).ifNotExists().execute();
   }
@@ -77,7 +78,7 @@ export async function migrate(handle: DatabaseHandle, opts: OpenOptions = {}): P
     provider,
     ...(opts.schema ? { migrationTableSchema: opts.schema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await (opts.upTo ? migrator.migrateTo(opts.upTo) : migrator.migrateToLatest());
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`database migration ${failed} failed: ${(error as Error).message ?? error}`);
