@@ -30,7 +30,7 @@ import pg from 'pg';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { GetObjectCommand, ListMultipartUploadsCommand, S3Client } from '@aws-sdk/client-s3';
-import { startS3Server } from '../support/s3-server.ts';
+import { s3Settings, startS3Server } from '../support/s3-server.ts';
 import { connectDatabase } from '../src/store/db.ts';
 import { createAccount } from '../src/store/accounts.ts';
 import { createApiKey } from '../src/store/api-keys.ts';
@@ -121,12 +121,7 @@ const common = {
   DATABASE_URL: dbUrl.toString(),
   REDIS_URL,
   REDIS_PREFIX: prefix,
-  STORAGE: 's3',
-  S3_BUCKET: s3.bucket,
-  S3_REGION: s3.region,
-  S3_ENDPOINT: s3.endpoint,
-  S3_ACCESS_KEY_ID: s3.accessKeyId,
-  S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+  ...s3Settings(s3),
   STEMFORGE_SIGNING_SECRET: randomBytes(32).toString('hex'),
   STEMFORGE_BOOTSTRAP_ACCOUNT: 'false',
   ALLOW_PRIVATE_URLS: 'true',

@@ -29,6 +29,18 @@ export interface TestS3Server {
   close(): Promise<void>;
 }
 
+/** The settings that point Stemforge at this server: `STORAGE=s3` and the `S3_*` variables. */
+export function s3Settings(s3: TestS3Server) {
+  return {
+    STORAGE: 's3',
+    S3_BUCKET: s3.bucket,
+    S3_REGION: s3.region,
+    S3_ENDPOINT: s3.endpoint,
+    S3_ACCESS_KEY_ID: s3.accessKeyId,
+    S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+  };
+}
+
 // s3rver's built-in account.
 const ACCESS_KEY = 'S3RVER';
 const SECRET_KEY = 'S3RVER';

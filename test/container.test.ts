@@ -13,7 +13,7 @@ import {
 } from './container/podman.ts';
 import { TEST_POSTGRES_URL } from './helpers/db.ts';
 import { uploadFile, waitForJob } from './helpers/jobs.ts';
-import { startS3Server, type TestS3Server } from './helpers/s3-server.ts';
+import { s3Settings, startS3Server, type TestS3Server } from './helpers/s3-server.ts';
 import { freePort } from './helpers/server.ts';
 
 /** A client of a service started outside this process (a container), as test helpers take it. */
@@ -143,12 +143,7 @@ describe.skipIf(missing !== undefined && !required)('the container image (podman
       DATABASE_URL: TEST_POSTGRES_URL.replace(/\/[^/]*$/, `/${database}`),
       REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
       REDIS_PREFIX: `sf-container-${tag}`,
-      STORAGE: 's3',
-      S3_BUCKET: s3.bucket,
-      S3_REGION: s3.region,
-      S3_ENDPOINT: s3.endpoint,
-      S3_ACCESS_KEY_ID: s3.accessKeyId,
-      S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+      ...s3Settings(s3),
       STEMFORGE_SIGNING_SECRET: randomBytes(32).toString('hex'),
       PORT: String(port),
       HOST: '127.0.0.1',

@@ -4,7 +4,7 @@ import { SIGN_IN_PER_ACCOUNT } from '../src/dashboard/throttle.ts';
 import { dashboardClient, newDashboardUser, BEHIND_LOCAL_PROXY } from './helpers/dashboard.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { freshDatabase, type TestDatabase } from './helpers/db.ts';
-import { startS3Server, type TestS3Server } from './helpers/s3-server.ts';
+import { s3Settings, startS3Server, type TestS3Server } from './helpers/s3-server.ts';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -26,12 +26,7 @@ describe('dashboard sessions and throttling across API instances (shared databas
       DATABASE_URL: db.url,
       REDIS_URL,
       REDIS_PREFIX: `sf-dash-${randomBytes(4).toString('hex')}`,
-      STORAGE: 's3',
-      S3_BUCKET: s3.bucket,
-      S3_REGION: s3.region,
-      S3_ENDPOINT: s3.endpoint,
-      S3_ACCESS_KEY_ID: s3.accessKeyId,
-      S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+      ...s3Settings(s3),
       STEMFORGE_SIGNING_SECRET: randomBytes(32).toString('hex'),
       ...BEHIND_LOCAL_PROXY,
     };

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { startTestServer, type TestServer } from './helpers/server.ts';
-import { startS3Server, type TestS3Server } from './helpers/s3-server.ts';
+import { s3Settings, startS3Server, type TestS3Server } from './helpers/s3-server.ts';
 import { CHROMIUM, ensureWebBuilt, heading, watchPage } from './helpers/browser.ts';
 import { makeTone } from './helpers/audio.ts';
 import { sharedPath } from '../support/shared.ts';
@@ -41,12 +41,7 @@ describe('dashboard upload straight to S3 in scale-out (Chromium)', () => {
       STEMFORGE_MODE: 'scale-out',
       REDIS_URL,
       REDIS_PREFIX: `sftest-${randomBytes(4).toString('hex')}`,
-      STORAGE: 's3',
-      S3_BUCKET: s3.bucket,
-      S3_REGION: s3.region,
-      S3_ENDPOINT: s3.endpoint,
-      S3_ACCESS_KEY_ID: s3.accessKeyId,
-      S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+      ...s3Settings(s3),
       STEMFORGE_SIGNING_SECRET: randomBytes(32).toString('hex'),
       STEMFORGE_MODELS_DIR: sharedPath('models'),
       WORKER_CONCURRENCY: '1',

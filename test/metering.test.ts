@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { startS3Server, type TestS3Server } from './helpers/s3-server.ts';
+import { s3Settings, startS3Server, type TestS3Server } from './helpers/s3-server.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { uploadFile, waitForJob } from './helpers/jobs.ts';
 import { sharedPath } from '../support/shared.ts';
@@ -163,12 +163,7 @@ async function startDirectUploadServer(s3: TestS3Server, metering: 'on' | 'off')
     STEMFORGE_MODE: 'scale-out',
     REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
     REDIS_PREFIX: `sftest-${randomBytes(4).toString('hex')}`,
-    STORAGE: 's3',
-    S3_BUCKET: s3.bucket,
-    S3_REGION: s3.region,
-    S3_ENDPOINT: s3.endpoint,
-    S3_ACCESS_KEY_ID: s3.accessKeyId,
-    S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+    ...s3Settings(s3),
     STEMFORGE_SIGNING_SECRET: randomBytes(32).toString('hex'),
     STEMFORGE_MODELS_DIR: sharedPath('models'),
     WORKER_CONCURRENCY: '1',

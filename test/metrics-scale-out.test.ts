@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { freePort } from './helpers/server.ts';
 import { sharedPath } from '../support/shared.ts';
-import { startS3Server, type TestS3Server } from './helpers/s3-server.ts';
+import { s3Settings, startS3Server, type TestS3Server } from './helpers/s3-server.ts';
 import { TEST_POSTGRES_URL } from './helpers/db.ts';
 import { trimClip } from './helpers/denoise-clip.ts';
 import { startStemforgeProcess, type StemforgeProcess } from './helpers/stemforge-process.ts';
@@ -48,12 +48,7 @@ describe('metrics in scale-out: the API and a worker process each serve their ow
       DATABASE_URL: url.toString(),
       REDIS_URL,
       REDIS_PREFIX: `sfmetrics-${randomBytes(4).toString('hex')}`,
-      STORAGE: 's3',
-      S3_BUCKET: s3.bucket,
-      S3_REGION: s3.region,
-      S3_ENDPOINT: s3.endpoint,
-      S3_ACCESS_KEY_ID: s3.accessKeyId,
-      S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+      ...s3Settings(s3),
       STEMFORGE_SIGNING_SECRET: randomBytes(32).toString('hex'),
       RATE_LIMIT_PER_MINUTE: '100000',
       LOG_LEVEL: 'warn',

@@ -15,7 +15,7 @@ import { UrlSigner } from '../src/storage/url-signer.ts';
 import { loadConfig } from '../src/config.ts';
 import { createBlobStore } from '../src/storage/create-blob-store.ts';
 import { STORAGE_BACKENDS, type StorageBackendName } from '../src/storage/backends.ts';
-import { startS3Server } from './helpers/s3-server.ts';
+import { s3Settings, startS3Server } from './helpers/s3-server.ts';
 
 /**
  * The blob-store port's contract, run against every adapter: disk (served by the API's own blob
@@ -439,11 +439,7 @@ describe('S3 settings from the environment reach a working store', () => {
   it('puts and reads through createBlobStore(loadConfig(...).storage)', async () => {
     const s3 = await startS3Server();
     const config = loadConfig({
-      STORAGE: 's3',
-      S3_BUCKET: s3.bucket,
-      S3_ENDPOINT: s3.endpoint,
-      S3_ACCESS_KEY_ID: s3.accessKeyId,
-      S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+      ...s3Settings(s3),
     });
     const store = createBlobStore(config.storage, {
       publicUrl: config.publicUrl,

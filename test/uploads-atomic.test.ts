@@ -4,7 +4,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from './helpers/server.ts';
-import { startS3Server, type TestS3Server } from './helpers/s3-server.ts';
+import { s3Settings, startS3Server, type TestS3Server } from './helpers/s3-server.ts';
 import { makeTone } from './helpers/audio.ts';
 import { findUpload, insertUpload } from '../src/store/uploads.ts';
 import { newUploadRow, uploadPrefix } from '../src/uploads/grant.ts';
@@ -53,11 +53,7 @@ const setups = [
     start: async () => {
       const s3 = await startS3Server();
       const s = await startTestServer('postgres', {
-        STORAGE: 's3',
-        S3_BUCKET: s3.bucket,
-        S3_ENDPOINT: s3.endpoint,
-        S3_ACCESS_KEY_ID: s3.accessKeyId,
-        S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+        ...s3Settings(s3),
       });
       return { s, s3 };
     },

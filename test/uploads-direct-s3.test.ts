@@ -5,7 +5,7 @@ import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from './helpers/server.ts';
-import { startS3Server, type TestS3Server } from './helpers/s3-server.ts';
+import { s3Settings, startS3Server, type TestS3Server } from './helpers/s3-server.ts';
 import { waitForJob } from './helpers/jobs.ts';
 import { makeTone } from './helpers/audio.ts';
 import { mp3WithLyingXing } from './helpers/hostile-audio.ts';
@@ -48,12 +48,7 @@ describe('uploads straight to S3 in scale-out', () => {
       STEMFORGE_MODE: 'scale-out',
       REDIS_URL,
       REDIS_PREFIX: `sftest-${randomBytes(4).toString('hex')}`,
-      STORAGE: 's3',
-      S3_BUCKET: s3.bucket,
-      S3_REGION: s3.region,
-      S3_ENDPOINT: s3.endpoint,
-      S3_ACCESS_KEY_ID: s3.accessKeyId,
-      S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+      ...s3Settings(s3),
       STEMFORGE_SIGNING_SECRET: randomBytes(32).toString('hex'),
       STEMFORGE_MODELS_DIR: sharedPath('models'),
       WORKER_CONCURRENCY: '1',
