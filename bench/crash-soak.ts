@@ -33,6 +33,7 @@ import { parseArgs, promisify } from 'node:util';
 import { connectDatabase } from '../src/store/db.ts';
 import { createAccount } from '../src/store/accounts.ts';
 import { createApiKey } from '../src/store/api-keys.ts';
+import { rng } from './fixtures/synth-voices.ts';
 
 const run = promisify(execFile);
 const repo = resolve(import.meta.dirname, '..');
@@ -48,15 +49,8 @@ const { values: args } = parseArgs({
 const ROUNDS = Number(args.rounds);
 const AIMED = Number(args.aimed);
 const INTENTS = Number(args.intents);
-let seed = Number(args.seed);
-const random = () => {
-  // mulberry32: a seeded sequence, so a run can be repeated.
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = seed;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
+// mulberry32, seeded: a run can be repeated.
+const random = rng(Number(args.seed));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const dataDir = mkdtempSync(join(tmpdir(), 'stemforge-soak-'));

@@ -1,41 +1,18 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import pg from 'pg';
 import { freePort } from './helpers/server.ts';
 import { sharedPath } from '../support/shared.ts';
 import { s3Settings, startS3Server, type TestS3Server } from './helpers/s3-server.ts';
 import { TEST_POSTGRES_URL } from './helpers/db.ts';
 import { trimClip } from './helpers/denoise-clip.ts';
+import { startStemforgeProcess, type StemforgeProcess } from './helpers/stemforge-process.ts';
 
-const repo = resolve(import.meta.dirname, '..');
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-function start(
-  command: string[],
-  env: Record<string, string>,
-  ready: string,
-): Promise<{ child: ChildProcess; out: () => string }> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [join(repo, 'bin/stemforge.mjs'), ...command], {
-      cwd: repo,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      if (out.includes(ready)) resolvePromise({ child, out: () => out });
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`${command[0]} exited (${code}): ${out}`)));
-  });
-}
 
 /**
  * The scale-out deployment, for real: PostgreSQL, BullMQ on Redis, S3-compatible storage (s3rver on
@@ -45,8 +22,8 @@ describe('scale-out deployment: API and worker processes over PostgreSQL, Redis 
   const database = `sf_scaleout_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
   let s3: TestS3Server;
-  let api: { child: ChildProcess; out: () => string };
-  let worker: { child: ChildProcess; out: () => string };
+  let api: StemforgeProcess;
+  let worker: StemforgeProcess;
   let base: string;
   const dataDirs: string[] = [];
 
@@ -75,12 +52,12 @@ describe('scale-out deployment: API and worker processes over PostgreSQL, Redis 
     };
     // The API host has no models at all: what it accepts must come from the worker's records.
     const apiData = dir();
-    api = await start(
+    api = await startStemforgeProcess(
       ['serve', '--no-workers'],
       { ...common, PORT: String(port), STEMFORGE_DATA_DIR: apiData, STEMFORGE_MODELS_DIR: join(apiData, 'models') },
       'Stemforge listening',
     );
-    worker = await start(
+    worker = await startStemforgeProcess(
       ['worker'],
       { ...common, STEMFORGE_DATA_DIR: dir(), STEMFORGE_MODELS_DIR: sharedPath('models') },
       'Stemforge worker started',
@@ -88,12 +65,8 @@ describe('scale-out deployment: API and worker processes over PostgreSQL, Redis 
   });
 
   afterAll(async () => {
-    for (const p of [api?.child, worker?.child]) {
-      if (p && p.exitCode === null) {
-        p.kill('SIGTERM');
-        await new Promise((r) => p.once('exit', r));
-      }
-    }
+    await api?.stop();
+    await worker?.stop();
     await s3?.close();
     await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
     await admin.end();
@@ -189,8 +162,7 @@ describe('scale-out deployment: API and worker processes over PostgreSQL, Redis 
   });
 
   test('a stopped worker takes its models with it: voice cleaning is then refused', async () => {
-    worker.child.kill('SIGTERM');
-    await new Promise((r) => worker.child.once('exit', r));
+    await worker.stop();
     const res = await createDenoiseJob();
     expect(res.status).toBe(400);
     const { error }: any = await res.json();
