@@ -4,7 +4,15 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { startTestServer, type TestServer } from './helpers/server.ts';
-import { CHROMIUM, ensureWebBuilt, expectAccessible, heading, stepsInOrder, watchPage } from './helpers/browser.ts';
+import {
+  CHROMIUM,
+  ensureWebBuilt,
+  expectAccessible,
+  heading,
+  signInAs,
+  stepsInOrder,
+  watchPage,
+} from './helpers/browser.ts';
 import { sharedPath } from '../support/shared.ts';
 import { createAccount } from '../src/store/accounts.ts';
 import { setPasswordHash } from '../src/store/account-passwords.ts';
@@ -37,13 +45,7 @@ describe('dashboard admin pages (Chromium, real server)', () => {
     await p.screenshot({ path: resolve(screenshotDir, `${name}.png`), fullPage: true });
   };
 
-  const signIn = async (p: Page, who: { email: string; password: string }) => {
-    await p.goto(`${s.base}/sign-in`);
-    await p.getByLabel('Email').fill(who.email);
-    await p.getByLabel('Password').fill(who.password);
-    await p.getByRole('button', { name: 'Sign in' }).click();
-    await heading(p, 'Overview');
-  };
+  const signIn = (p: Page, who: { email: string; password: string }) => signInAs(p, s.base, who);
 
   stepsInOrder();
 

@@ -4,7 +4,15 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { startTestServer, type TestServer } from './helpers/server.ts';
-import { CHROMIUM, ensureWebBuilt, expectAccessible, heading, stepsInOrder, watchPage } from './helpers/browser.ts';
+import {
+  CHROMIUM,
+  ensureWebBuilt,
+  expectAccessible,
+  heading,
+  signInAs,
+  stepsInOrder,
+  watchPage,
+} from './helpers/browser.ts';
 import { sharedPath } from '../support/shared.ts';
 import { holdWholeFileDownloads, STEM_DOWNLOADS } from '../support/hold-downloads.ts';
 import { startWorkers, type Workers } from '../src/worker/start.ts';
@@ -51,13 +59,7 @@ describe('dashboard (Chromium, real server)', () => {
     await p.screenshot({ path: resolve(root, `docs/screenshots/${name}.png`) });
   };
 
-  const signIn = async (p: Page, who: { email: string; password: string }) => {
-    await p.goto(`${s.base}/sign-in`);
-    await p.getByLabel('Email').fill(who.email);
-    await p.getByLabel('Password').fill(who.password);
-    await p.getByRole('button', { name: 'Sign in' }).click();
-    await heading(p, 'Overview');
-  };
+  const signIn = (p: Page, who: { email: string; password: string }) => signInAs(p, s.base, who);
 
   stepsInOrder();
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { s3Settings, startS3Server, type TestS3Server } from './helpers/s3-server.ts';
-import { CHROMIUM, ensureWebBuilt, heading, watchPage } from './helpers/browser.ts';
+import { CHROMIUM, ensureWebBuilt, heading, signInAs, watchPage } from './helpers/browser.ts';
 import { makeTone } from './helpers/audio.ts';
 import { sharedPath } from '../support/shared.ts';
 import { startWorkers, type Workers } from '../src/worker/start.ts';
@@ -67,11 +67,7 @@ describe('dashboard upload straight to S3 in scale-out (Chromium)', () => {
     page.on('request', (r) => {
       if (r.method() === 'PUT') puts.push(r.url());
     });
-    await page.goto(`${s.base}/sign-in`);
-    await page.getByLabel('Email').fill(user.email);
-    await page.getByLabel('Password').fill(user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await heading(page, 'Overview');
+    await signInAs(page, s.base, user);
     await page.getByRole('link', { name: 'New job' }).first().click();
     await heading(page, 'New job');
     await page.getByLabel('Upload files').check();

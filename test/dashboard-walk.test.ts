@@ -4,7 +4,15 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { startTestServer, type TestServer } from './helpers/server.ts';
-import { CHROMIUM, ensureWebBuilt, expectAccessible, heading, stepsInOrder, watchPage } from './helpers/browser.ts';
+import {
+  CHROMIUM,
+  ensureWebBuilt,
+  expectAccessible,
+  heading,
+  signInAs,
+  stepsInOrder,
+  watchPage,
+} from './helpers/browser.ts';
 import { readStoredZip } from './helpers/zip.ts';
 import { sharedPath } from '../support/shared.ts';
 import { startWorkers, type Workers } from '../src/worker/start.ts';
@@ -46,13 +54,7 @@ describe('dashboard walk (Chromium, real jobs)', () => {
     mkdirSync(shots, { recursive: true });
     await p.screenshot({ path: resolve(shots, `${name}.png`), fullPage: true });
   };
-  const signIn = async (p: Page) => {
-    await p.goto(`${s.base}/sign-in`);
-    await p.getByLabel('Email').fill(owner.email);
-    await p.getByLabel('Password').fill(owner.password);
-    await p.getByRole('button', { name: 'Sign in' }).click();
-    await heading(p, 'Overview');
-  };
+  const signIn = (p: Page) => signInAs(p, s.base, owner);
   const status = async (id: string) => (await findJob(s.rt.db, id))!;
   const until = async (what: string, check: () => Promise<boolean>, ms = 240_000) => {
     const deadline = Date.now() + ms;

@@ -43,6 +43,15 @@ export async function expectAccessible(p: Page, name: string): Promise<void> {
 /** Waits for the page's level-1 heading. */
 export const heading = (p: Page, name: string | RegExp) => p.getByRole('heading', { level: 1, name }).waitFor();
 
+/** Signs in through the dashboard's form and waits for the overview. */
+export async function signInAs(p: Page, base: string, who: { email: string; password: string }): Promise<void> {
+  await p.goto(`${base}/sign-in`);
+  await p.getByLabel('Email').fill(who.email);
+  await p.getByLabel('Password').fill(who.password);
+  await p.getByRole('button', { name: 'Sign in' }).click();
+  await heading(p, 'Overview');
+}
+
 /** `npm ci` builds the front end (prepare); build it here when a checkout has not. */
 export function ensureWebBuilt(): void {
   const root = resolve(import.meta.dirname, '../..');
