@@ -282,6 +282,8 @@ describe('dashboard walk (Chromium, real jobs)', () => {
   test('keyboard: after a page change Tab reaches the skip link, then the navigation', async () => {
     await page.getByRole('link', { name: 'Overview' }).click();
     await heading(page, 'Overview');
+    // The page moves focus to its top after it renders: wait for that, not only for the heading.
+    await page.waitForFunction(() => (globalThis as any).document.activeElement?.id === 'page-top');
     await page.keyboard.press('Tab');
     await expect(page.evaluate(() => (globalThis as any).document.activeElement.textContent)).resolves.toBe(
       'Skip to content',
