@@ -95,7 +95,8 @@ describe('dashboard (Chromium, real server)', () => {
     await page.getByLabel('Email').fill(owner.email);
     await page.getByLabel('Password').fill('not-the-password');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect(page.getByRole('alert').textContent()).resolves.toMatch(/password is wrong/i);
+    // The alert may exist (empty or with an earlier word) before the answer: wait for the message itself.
+    await page.getByRole('alert').filter({ hasText: /password is wrong/i }).waitFor();
     await shot(page, 'sign-in');
     await page.getByLabel('Password').fill(owner.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -113,9 +114,7 @@ describe('dashboard (Chromium, real server)', () => {
     await page.getByLabel('Remote address').check();
     await page.getByLabel(/Audio file address/).fill('ftp://example.com/song.mp3');
     await page.getByRole('button', { name: 'Start job' }).click();
-    await expect(page.getByRole('alert').textContent()).resolves.toBe(
-      'Only http and https URLs are allowed, not "ftp:".',
-    );
+    await page.getByRole('alert').filter({ hasText: 'Only http and https URLs are allowed, not "ftp:".' }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/new');
     await page.getByLabel('Upload files').check();
     const clip = await readFile(sharedPath('audio', 'musdb-falcon69', 'mixture.wav'));

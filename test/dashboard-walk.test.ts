@@ -263,10 +263,12 @@ describe('dashboard walk (Chromium, real jobs)', () => {
     await heading(page, 'Jobs');
     await page.getByLabel('Search').fill('practice');
     await page.waitForURL(/q=practice/);
-    await page.locator('tbody tr').first().waitFor();
-    expect(await page.locator('tbody tr[data-job]').evaluateAll((rs) => rs.map((r) => (r as any).dataset.job))).toEqual(
-      [id],
-    );
+    // The URL changes first; the rows shown until the search's answer arrives are the unfiltered list's.
+    await expect
+      .poll(() => page.locator('tbody tr[data-job]').evaluateAll((rs) => rs.map((r) => (r as any).dataset.job)), {
+        timeout: 15_000,
+      })
+      .toEqual([id]);
     await axe(page, 'jobs');
     await shot(page, 'jobs-desktop');
 
