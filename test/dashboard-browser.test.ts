@@ -96,7 +96,10 @@ describe('dashboard (Chromium, real server)', () => {
     await page.getByLabel('Password').fill('not-the-password');
     await page.getByRole('button', { name: 'Sign in' }).click();
     // The alert may exist (empty or with an earlier word) before the answer: wait for the message itself.
-    await page.getByRole('alert').filter({ hasText: /password is wrong/i }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /password is wrong/i })
+      .waitFor();
     await shot(page, 'sign-in');
     await page.getByLabel('Password').fill(owner.password);
     await page.getByRole('button', { name: 'Sign in' }).click();

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { CONFIG_VARIABLES, loadConfig } from '../../src/config.ts';
@@ -43,7 +47,10 @@ describe('deployment files and the configuration they set', () => {
     const compose = parse(read('compose.yaml'), { merge: true }) as {
       services: Record<string, { command?: string[]; environment?: Record<string, string> }>;
     };
-    const { api, worker } = compose.services;
+    const { api, worker } = compose.services as Record<
+      string,
+      { command?: string[]; environment?: Record<string, string>; healthcheck?: { test?: string[] } }
+    >;
     expect(api?.command).toEqual(['serve', '--no-workers']);
     expect(worker?.command).toEqual(['worker']);
     for (const service of [api!, worker!]) {
@@ -66,6 +73,34 @@ describe('deployment files and the configuration they set', () => {
         endpoint: 'http://minio:9000',
         publicEndpoint: 'http://localhost:9000',
       });
+      // Metrics stay off until the operator's .env sets a token; workers are probed on their metrics port.
+      expect(config.metrics.token).toBeUndefined();
+      expect(worker!.healthcheck?.test?.at(-1)).toBe(String(config.metrics.port));
     }
+  });
+
+  it("the image's health check probes /healthz on PORT, or on the port it is given (a worker's METRICS_PORT)", async () => {
+    const paths: string[] = [];
+    const server = createServer((req, res) => {
+      paths.push(req.url ?? '');
+      res.statusCode = req.url === '/healthz' ? 200 : 404;
+      res.end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    const check = (args: string[], env: Record<string, string>) =>
+      promisify(execFile)(process.execPath, [join(repo, 'bin', 'healthcheck.mjs'), ...args], { env }).then(
+        () => 0,
+        (e: { code?: number }) => e.code ?? -1,
+      );
+    try {
+      expect(await check([String(port)], { PORT: '1' })).toBe(0);
+      expect(await check([], { PORT: String(port) })).toBe(0);
+      expect(paths).toEqual(['/healthz', '/healthz']);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+    // Nothing listening: unhealthy.
+    expect(await check([String(port)], {})).toBe(1);
   });
 });
