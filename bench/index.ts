@@ -11,6 +11,11 @@ const benches: [file: string, what: string][] = [
   ],
   ['bench/denoise.ts', 'voice cleaning SI-SDR vs RNNoise, passthrough, real-time factor and memory on 30 min'],
   ['bench/analyze.ts', 'BPM and key accuracy (with MIREX score) vs music-tempo, and speed'],
+  ['bench/analyze-tempo.ts', 'tempo Acc1/Acc2 on one labelled set, per meter and drums, every miss with its ratio'],
+  [
+    'bench/analyze-tempo-variants.ts',
+    'tempo settings ranked on the development sets (--set ...), then scored once on the test set (--test)',
+  ],
   ['bench/analyze-key.ts', 'key variants (chroma, profiles, bass) on two halves of the real-music set, --drums DB'],
   ['bench/analyze-drums.ts', 'key score of the analyser on the real-music set with a drum stem mixed in'],
   ['bench/api-latency.ts', 'API latency and throughput (autocannon) while a separation runs'],

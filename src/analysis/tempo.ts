@@ -9,6 +9,12 @@ export interface TempoOptions {
   priorBpm?: number;
   /** Width of the prior in octaves. */
   priorOctaves?: number;
+  /**
+   * The body-band rules (chooseMetricalLevel) may move the winner to another level only where that
+   * level scores at least this fraction of the winner's score: a level the tempogram and the prior
+   * both rate far lower is not the beat, however the drums fall. 0 lets the drums decide alone.
+   */
+  levelMoveMinScore?: number;
 }
 
 export interface TempoEstimate {
@@ -23,7 +29,20 @@ export interface TempoEstimate {
   candidates: { bpm: number; score: number }[];
 }
 
-const DEFAULTS: Required<TempoOptions> = { minBpm: 55, maxBpm: 215, priorBpm: 120, priorOctaves: 1 };
+/**
+ * The prior (110 BPM, 0.9 octaves) and levelMoveMinScore (0.6) were chosen together on the three
+ * development sets (rendered pieces, Debian game modules, and the synthetic grooves the body rules
+ * were built on), never on the real-music test set: the best sum of hits averaged over each
+ * setting's neighbours in the grid, since single settings differ by a clip or two
+ * (docs/analysis.md, "Tempo: the prior and when the drums may overrule it").
+ */
+const DEFAULTS: Required<TempoOptions> = {
+  minBpm: 55,
+  maxBpm: 215,
+  priorBpm: 110,
+  priorOctaves: 0.9,
+  levelMoveMinScore: 0.6,
+};
 
 export interface OnsetEnvelopes {
   /** Full-band onset strength. */
@@ -53,10 +72,10 @@ export const PERCUSSIVE_FLATNESS = 0.4;
  *    candidate tempo and its harmonics (Scheirer 1998's comb-filter idea, computed as in Grosche &
  *    Müller 2011), averaged over 12 s windows so a drifting live tempo still adds up.
  * 3. Salience is weighted by a log-normal prior over tempo (Ellis 2007: centred near 120 BPM,
- *    about an octave wide). Then octave errors, the typical failure of tempo estimators, are
- *    handled explicitly: the winner moves to 2T or T/2 by where kicks and snares fall
- *    (chooseMetricalLevel), and its score is compared to the levels T/2, 2T/3, 3T/2 and 2T
- *    (the reported confidence).
+ *    about an octave wide; here 110 BPM and 0.9 octaves). Then octave errors, the typical failure
+ *    of tempo estimators, are handled explicitly: the winner moves to 2T or T/2 by where kicks and
+ *    snares fall (chooseMetricalLevel), unless that level scores below 0.6 of the winner, and its
+ *    score is compared to the levels T/2, 2T/3, 3T/2 and 2T (the reported confidence).
  * 4. The winner is refined to 0.1 BPM by a fine search of the envelope's Fourier energy at the beat
  *    frequency and its harmonics (a Fourier tempogram, Grosche & Müller 2011), which resolves
  *    tempo far below the frame rate's lag resolution.
@@ -92,7 +111,9 @@ export function estimateTempo(
   const percussive = (onsets.onsetFlatness ?? 1) >= PERCUSSIVE_FLATNESS;
   if (bodyAcf && bodyNovelty && percussive) {
     const level = chooseMetricalLevel(bodyAcf, bodyNovelty, frameRate, best.bpm, opts);
-    if (level !== best.bpm) best = { bpm: level, score: localMax(score, level) };
+    const levelScore = localMax(score, level);
+    if (level !== best.bpm && levelScore >= opts.levelMoveMinScore * best.score)
+      best = { bpm: level, score: levelScore };
   }
 
   // Explicit octave check: the best score found at another metrical level of the winner.
