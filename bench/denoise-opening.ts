@@ -4,8 +4,10 @@
  * where a variant loses anything are listed (all with --all). Quicker than bench/denoise.ts (no
  * ffmpeg round trip, no other systems): a development tool for the start-up and the guards.
  *
- *   node bin/run-ts.mjs bench/denoise-opening.ts [--variants default,noguard] [--all] [--held-out]
- * --held-out: the held-out short utterances (heldOutItems) instead of the evaluation set's speech.
+ *   node bin/run-ts.mjs bench/denoise-opening.ts [--variants default,noguard] [--all] [--held-out] [--voices DIR]
+ * --held-out: the held-out short utterances (heldOutItems) instead of the evaluation set's speech;
+ * --voices DIR: KLettres' native speakers of 20-odd languages (voiceItems, fetched into DIR);
+ * --only TEXT: only the speech items whose name holds TEXT.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,13 +17,15 @@ import { Denoiser, type DenoiserOptions } from '../src/denoise/denoiser.ts';
 import { siSdr } from '../support/si-sdr.ts';
 import { sharedPath } from '../support/shared.ts';
 import { readMono, resampleSinc } from './denoise-mixes.ts';
-import { buildEvalSet, heldOutItems, speechItems } from './denoise-set.ts';
+import { buildEvalSet, heldOutItems, speechItems, voiceItems } from './denoise-set.ts';
 
 const { values } = parseArgs({
   options: {
     variants: { type: 'string', default: 'default' },
     all: { type: 'boolean', default: false },
     'held-out': { type: 'boolean', default: false },
+    voices: { type: 'string' },
+    only: { type: 'string' },
   },
 });
 const VARIANTS: Record<string, DenoiserOptions> = {
@@ -35,7 +39,10 @@ const work = mkdtempSync(join(tmpdir(), 'stemforge-opening-'));
 const fmt = (x: number) => x.toFixed(2).padStart(7);
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 try {
-  const cases = await buildEvalSet(work, values['held-out'] ? heldOutItems() : speechItems());
+  const items = (
+    values.voices ? voiceItems(values.voices) : values['held-out'] ? heldOutItems() : speechItems()
+  ).filter((item) => !values.only || item.name.includes(values.only));
+  const cases = await buildEvalSet(work, items);
   const inputs = await Promise.all(cases.map((c) => readMono(c.noisyPath, 48_000)));
   const res: Record<string, { whole: number; first: number }[]> = {};
   for (const v of names) {
@@ -67,7 +74,9 @@ try {
     }
     await d.close();
   }
-  console.log(`file                          input1s | ${names.map((n) => `${n} whole/1st`).join(' | ')}`);
+  console.log(
+    `file                          input1s | ${names.map((n) => `${n} whole/1st (groups: mean whole, mean 1st, worst whole)`).join(' | ')}`,
+  );
   cases.forEach((c, i) => {
     const show = values.all || c.snr === null || names.some((n) => res[n]![i]!.first < 0 || res[n]![i]!.whole < 0);
     if (!show) return;
@@ -81,14 +90,18 @@ try {
     ['NB 10-15', (i) => cases[i]!.item.band === 'NB' && cases[i]!.snr !== null && cases[i]!.snr! >= 10],
     ['FB 0-5', (i) => cases[i]!.item.band === 'FB' && cases[i]!.snr !== null && cases[i]!.snr! <= 5],
     ['FB 10-15', (i) => cases[i]!.item.band === 'FB' && cases[i]!.snr !== null && cases[i]!.snr! >= 10],
+    ['0 dB', (i) => cases[i]!.snr === 0],
+    ['5-10 dB', (i) => cases[i]!.snr === 5 || cases[i]!.snr === 10],
+    ['15 dB', (i) => cases[i]!.snr === 15],
     ...['babble', 'fan', 'street', 'music'].map(
       (n) => [n, (i: number) => cases[i]!.noise === n] as [string, (i: number) => boolean],
     ),
   ];
   for (const [g, pred] of groups) {
     const idx = cases.map((_, i) => i).filter(pred);
+    if (idx.length === 0) continue;
     console.log(
-      `${g.padEnd(10)} ${names.map((n) => `${fmt(mean(idx.map((i) => res[n]![i]!.whole)))} ${fmt(mean(idx.map((i) => res[n]![i]!.first)))}`).join(' | ')}`,
+      `${g.padEnd(10)} ${names.map((n) => `${fmt(mean(idx.map((i) => res[n]![i]!.whole)))} ${fmt(mean(idx.map((i) => res[n]![i]!.first)))} worst ${fmt(Math.min(...idx.map((i) => res[n]![i]!.whole)))}`).join(' | ')}`,
     );
   }
   const noisy = cases.map((_, i) => i).filter((i) => cases[i]!.snr !== null);

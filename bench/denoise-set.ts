@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { sharedPath } from '../support/shared.ts';
 import { mixAtSnr, readMono, writeWav } from './denoise-mixes.ts';
@@ -92,6 +92,72 @@ export function heldOutItems(): SpeechItem[] {
         maxSeconds: seconds,
       });
   return items;
+}
+
+/**
+ * More held-out voices, of many speakers and languages: the native speakers of KLettres (Debian's
+ * klettres-data, GPL-2+: letters, syllables and words spoken in 20-odd languages, 44.1 kHz). Per
+ * language, its first recordings (syllables where there are any, else letters), each trimmed of
+ * silence, are joined with 0.15 s pauses into one utterance, cut to 2 and 3 s from its first word.
+ * Fetched with `apt-get download` (no root needed) into `dir` on first use. These are old home
+ * recordings: the reference is high-passed at 35 Hz like the cleaner's output (two of them carry a
+ * DC offset of 25-40 % of their RMS, one 6 % of its energy below 35 Hz, none of it speech), and a
+ * voice whose 3 s clip (more than 10 samples at full scale) is left out, since clipping is
+ * distortion in the reference itself. Both checks read the recordings, never the cleaner's output.
+ */
+export function voiceItems(dir: string): SpeechItem[] {
+  const root = join(dir, 'x', 'usr', 'share', 'klettres');
+  if (!existsSync(root)) {
+    mkdirSync(dir, { recursive: true });
+    execFileSync('apt-get', ['download', 'klettres-data'], { cwd: dir, stdio: 'ignore' });
+    const deb = readdirSync(dir).find((f) => f.startsWith('klettres-data_') && f.endsWith('.deb'))!;
+    execFileSync('dpkg-deb', ['-x', join(dir, deb), join(dir, 'x')]);
+  }
+  const items: SpeechItem[] = [];
+  for (const lang of readdirSync(root).sort()) {
+    const folder = ['syllab', 'alpha'].map((f) => join(root, lang, f)).find((f) => existsSync(f));
+    if (!folder) continue;
+    const files = readdirSync(folder)
+      .filter((f) => f.endsWith('.ogg'))
+      .sort()
+      .slice(0, 8);
+    if (files.length < 4) continue;
+    const out = join(dir, `${lang}.wav`);
+    if (!existsSync(out)) {
+      const trim =
+        'silenceremove=start_periods=1:start_threshold=-45dB,areverse,silenceremove=start_periods=1:start_threshold=-45dB,areverse';
+      const chains = files.map(
+        (_, i) => `[${i}:a]aformat=channel_layouts=mono,aresample=44100,${trim},apad=pad_dur=0.15[s${i}]`,
+      );
+      const graph = `${chains.join(';')};${files.map((_, i) => `[s${i}]`).join('')}concat=n=${files.length}:v=0:a=1[out]`;
+      execFileSync('ffmpeg', [
+        ...['-nostdin', '-v', 'error', '-y'],
+        ...files.flatMap((f) => ['-i', join(folder, f)]),
+        ...['-filter_complex', `${graph};[out]highpass=f=35,highpass=f=35[hp]`, '-map', '[hp]', '-ar', '44100'],
+        ...['-c:a', 'pcm_f32le', out],
+      ]);
+    }
+    if (!usable(out)) continue;
+    for (const seconds of [2, 3])
+      items.push({
+        name: `voice-${lang}-${seconds}s`,
+        band: 'FB',
+        rate: 44_100,
+        length: 'short',
+        path: out,
+        maxSeconds: seconds,
+      });
+  }
+  return items;
+}
+
+/** At least 3 s of sound after trimming, and no clipping in its first 3 s. */
+function usable(path: string): boolean {
+  const pcm = execFileSync('ffmpeg', ['-nostdin', '-v', 'error', '-i', path, '-t', '3', '-f', 'f32le', '-']);
+  const x = new Float32Array(pcm.buffer, pcm.byteOffset, pcm.length >> 2);
+  let clipped = 0;
+  for (const v of x) if (Math.abs(v) >= 0.99) clipped++;
+  return x.length >= 3 * 44_100 && clipped <= 10;
 }
 
 /** Drops the silence before the first speech, keeping 0.1 s of it. */
