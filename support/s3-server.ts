@@ -1,8 +1,11 @@
-import { createHash, createHmac } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 // s3rver is CommonJS without types; it is a Koa application.
 // @ts-expect-error no type declarations
 import S3rver from 's3rver';
@@ -16,7 +19,10 @@ import S3rver from 's3rver';
  *   (a presigned PUT's Content-Type and Content-Length) and expiry (X-Amz-Date + X-Amz-Expires)
  *   included;
  * - it has no AbortMultipartUpload; here it removes the upload's parts;
- * - it has no ListMultipartUploads; here it lists the open uploads (key, id, `Initiated`) in one page.
+ * - it has no ListMultipartUploads; here it lists the open uploads (key, id, `Initiated`) in one page;
+ * - it streams each PUT straight into the object's file, so concurrent PUTs to one key interleave
+ *   their bytes; S3 replaces an object whole (of concurrent PUTs one survives, complete), so here
+ *   each PUT is written to a file of its own and renamed into place.
  */
 export interface TestS3Server {
   endpoint: string;
@@ -64,6 +70,8 @@ export async function startS3Server(
     directory,
     configureBuckets: [{ name: bucket, ...(cors ? { configs: [cors] } : {}) }],
   });
+  const puts = await mkdtemp(join(tmpdir(), 'stemforge-s3-puts-'));
+  atomicPuts(s3.store as S3rverStore, puts);
   const uploadsDir = join(directory, bucket, '._S3rver_uploads');
   // Koa composes its middleware when the server starts, so these run before s3rver's own.
   (s3.middleware as unknown[]).unshift(
@@ -86,7 +94,45 @@ export async function startS3Server(
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await rm(directory, { recursive: true, force: true });
+      await rm(puts, { recursive: true, force: true });
     },
+  };
+}
+
+/** The parts of s3rver's FilesystemStore that atomicPuts replaces and uses. */
+interface S3rverStore {
+  getResourcePath(bucket: string, key: string, resource: string): string;
+  putMetadata(bucket: string, key: string, metadata: unknown, md5: string): Promise<void>;
+  putObject(object: S3rverObject): Promise<{ size: number; md5: string }>;
+}
+interface S3rverObject {
+  bucket: string;
+  key: string;
+  content: Buffer | NodeJS.ReadableStream;
+  metadata: unknown;
+}
+
+/** s3rver's putObject, writing into `puts` (outside the buckets, so no listing sees it) and renaming. */
+function atomicPuts(store: S3rverStore, puts: string): void {
+  store.putObject = async (object) => {
+    const objectPath = store.getResourcePath(object.bucket, object.key, 'object');
+    await mkdir(dirname(objectPath), { recursive: true });
+    const temp = join(puts, randomUUID());
+    const md5 = createHash('md5');
+    let size = 0;
+    const count = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        md5.update(chunk);
+        size += chunk.length;
+        done(null, chunk);
+      },
+    });
+    const content = Buffer.isBuffer(object.content) ? Readable.from([object.content]) : object.content;
+    await pipeline(content, count, createWriteStream(temp));
+    await rename(temp, objectPath);
+    const digest = md5.digest('hex');
+    await store.putMetadata(object.bucket, object.key, object.metadata, digest);
+    return { size, md5: digest };
   };
 }
 
