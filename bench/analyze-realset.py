@@ -184,15 +184,21 @@ def module_tempo(path):
     return 24 * bpm / (rows * speed)
 
 
-def main():
+def fetch_debs(packages):
+    """Makes DIR/clips, fetches the packages with `apt-get download` into DIR/debs and unpacks them
+    into DIR/debs/x (once); returns DIR/debs/x/usr/share."""
     os.makedirs(os.path.join(DIR, 'clips'), exist_ok=True)
     debs = os.path.join(DIR, 'debs')
     os.makedirs(debs, exist_ok=True)
     if not glob.glob(os.path.join(debs, 'x', 'usr')):
-        subprocess.run(['apt-get', 'download', *PACKAGES], cwd=debs, check=True, capture_output=True)
+        subprocess.run(['apt-get', 'download', *packages], cwd=debs, check=True, capture_output=True)
         for d in glob.glob(os.path.join(debs, '*.deb')):
             subprocess.run(['dpkg-deb', '-x', d, os.path.join(debs, 'x')], check=True)
-    x = os.path.join(debs, 'x', 'usr', 'share')
+    return os.path.join(debs, 'x', 'usr', 'share')
+
+
+def main():
+    x = fetch_debs(PACKAGES)
     tracks = []  # (name, source file, package/origin, meta kind, meta path, start, mix)
     for ogg in sorted(glob.glob(f'{x}/planetblupi/music/*.ogg')):
         n = os.path.basename(ogg)[:-4]

@@ -16,7 +16,6 @@ import glob
 import importlib.util
 import json
 import os
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -39,18 +38,12 @@ def module_tempo(path):
 
 
 def main():
-    os.makedirs(os.path.join(DIR, 'clips'), exist_ok=True)
-    debs = os.path.join(DIR, 'debs')
-    os.makedirs(debs, exist_ok=True)
-    if not glob.glob(os.path.join(debs, 'x', 'usr')):
-        subprocess.run(['apt-get', 'download', *PACKAGES], cwd=debs, check=True, capture_output=True)
-        for d in glob.glob(os.path.join(debs, '*.deb')):
-            subprocess.run(['dpkg-deb', '-x', d, os.path.join(debs, 'x')], check=True)
-    mods = sorted(p for p in glob.glob(os.path.join(debs, 'x', 'usr', 'share', '**', '*'), recursive=True)
+    share = realset.fetch_debs(PACKAGES)
+    mods = sorted(p for p in glob.glob(os.path.join(share, '**', '*'), recursive=True)
                   if p.endswith(EXTENSIONS))  # case-sensitive: ri-li's language.It is not a module
     manifest = []
     for mod in mods:
-        game = os.path.relpath(mod, os.path.join(debs, 'x', 'usr', 'share')).split(os.sep)
+        game = os.path.relpath(mod, share).split(os.sep)
         game = game[1] if game[0] == 'games' else game[0]
         name = f'{game}-' + os.path.basename(mod).rsplit('.', 1)[0].lower().replace('_', '-')
         dur = realset.duration(mod)
@@ -62,7 +55,7 @@ def main():
         t1, _, _, _ = realset.librosa_labels(clip)
         mt = module_tempo(mod)
         tempo = round(mt, 2) if realset.relates(t1, mt) else None
-        entry = dict(name=name, origin=os.path.relpath(mod, os.path.join(debs, 'x')), start=start,
+        entry = dict(name=name, origin=os.path.relpath(mod, os.path.dirname(os.path.dirname(share))), start=start,
                      seconds=round(seconds, 2), file=f'clips/{name}.wav', tempo=tempo,
                      tempoMethod='module' if tempo else None,
                      note=f'module tempo {mt:.2f}, librosa beat_track {t1:.1f}')
