@@ -13,7 +13,7 @@ const OFFBEAT_AS_SUBDIVISION = { acf: 0.5, phase: 0.35 };
  * Moves between the winner's double and half by where the kicks and snares fall: the beat is the
  * level whose off-beats are mere subdivisions (hi-hats), while a level whose off-beats carry
  * kicks or snares as strongly as its beats is too slow (the drum & bass or punk "half time" trap);
- * the prior alone cannot tell 87 from 174 BPM, both being equally far from 120.
+ * the prior alone barely tells 87 from 174 BPM, an octave apart around its centre (110 BPM).
  */
 export function chooseMetricalLevel(
   bodyAcf: Float32Array,
