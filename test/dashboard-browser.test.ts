@@ -293,13 +293,15 @@ describe('dashboard (Chromium, real server)', () => {
     await page.getByRole('link', { name: 'Overview' }).click();
     await heading(page, 'Overview');
     await page.locator('.ledger-charge').first().waitFor();
-    await expect(page.getByRole('region', { name: 'Balance' }).textContent()).resolves.toContain(String(600 - charged));
+    await expect
+      .poll(() => page.getByRole('region', { name: 'Balance' }).textContent())
+      .toContain(String(600 - charged));
     await expect(page.locator('tbody tr a[href^="/jobs/"]').first().getAttribute('href')).resolves.toBe(
       `/jobs/${encodeURIComponent(jobId)}`,
     );
-    await expect(page.locator('.usage figcaption').textContent()).resolves.toMatch(
-      new RegExp(`^${charged} seconds charged`),
-    );
+    await expect
+      .poll(() => page.locator('.usage figcaption').textContent())
+      .toMatch(new RegExp(`^${charged} seconds charged`));
     await axe(page, 'overview');
     await shot(page, 'overview');
   });

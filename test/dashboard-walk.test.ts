@@ -114,9 +114,10 @@ describe('dashboard walk (Chromium, real jobs)', () => {
     );
     // The clip lasts a little over 6 s: 7 credits each, as the server bills (whole seconds, rounded up).
     const cost = page.locator('.cost');
-    await expect(cost.textContent()).resolves.toMatch(
-      /^Estimated cost: 21 credits for 0:18 of audio in 3 files\. Your balance after: 579 of 600 credits\./,
-    );
+    // The estimate follows once the page has measured the files: wait for it, not for the first text.
+    await expect
+      .poll(() => cost.textContent())
+      .toMatch(/^Estimated cost: 21 credits for 0:18 of audio in 3 files\. Your balance after: 579 of 600 credits\./);
     await types.selectOption('FOUR_STEMS');
     await page.getByLabel('Quality').selectOption('FAST');
     await axe(page, 'new job');
@@ -145,9 +146,9 @@ describe('dashboard walk (Chromium, real jobs)', () => {
           .catch(() => '')) ?? '';
       return RUNNING_WORDS.includes(text) && text !== PHASE_WORDS.queued;
     });
-    await expect(page.locator('.batch-list li[data-file="Bridge.wav"] .queue').textContent()).resolves.toMatch(
-      /in the queue$/,
-    );
+    await expect
+      .poll(() => page.locator('.batch-list li[data-file="Bridge.wav"] .queue').textContent())
+      .toMatch(/in the queue$/);
     await shot(page, 'batch-progress-desktop');
   });
 
