@@ -1,39 +1,17 @@
 import { afterAll, describe, expect, test } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { startTestServer, freePort } from './helpers/server.ts';
 import { uploadFile, waitForJob } from './helpers/jobs.ts';
+import { startServe } from './helpers/stemforge-process.ts';
 import { sharedPath } from '../support/shared.ts';
 import { startWorkers } from '../src/worker/start.ts';
 import { getBalanceSeconds, listLedger } from '../src/store/credits.ts';
 import { createEngines } from '../src/engines/create-engines.ts';
 import { connectDatabase } from '../src/store/db.ts';
 import type { Engines } from '../src/engines/engines.ts';
-
-const repo = resolve(import.meta.dirname, '..');
-
-/** Starts `stemforge serve` as a real child process, resolving with its first-start API key. */
-function startService(env: Record<string, string>): Promise<{ child: ChildProcess; key: string | null }> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [join(repo, 'bin/stemforge.mjs'), 'serve'], {
-      cwd: repo,
-      env: { ...process.env, ...env, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('Stemforge listening'))
-        resolvePromise({ child, key: /sk_live_[0-9A-Za-z]+/.exec(out)?.[0] ?? null });
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('exit', (code) => reject(new Error(`service exited early (${code}): ${out}`)));
-  });
-}
 
 describe('restart safety and failure handling', () => {
   const cleanups: Array<() => Promise<void>> = [];
@@ -51,7 +29,7 @@ describe('restart safety and failure handling', () => {
       STEMFORGE_MODELS_DIR: sharedPath('models'),
       RATE_LIMIT_PER_MINUTE: '100000',
     };
-    const first = await startService(env);
+    const first = await startServe(env);
     expect(first.key).toMatch(/^sk_live_/);
     const key = first.key!;
     const base = `http://127.0.0.1:${port}`;
@@ -81,7 +59,7 @@ describe('restart safety and failure handling', () => {
     first.child.kill('SIGKILL');
     await new Promise((r) => first.child.once('exit', r));
 
-    const second = await startService(env);
+    const second = await startServe(env);
     cleanups.push(async () => void second.child.kill('SIGTERM'));
     expect(second.key).toBeNull(); // no new account on a restart
     const { job } = await waitForJob(s, key, `/v1/jobs/${created.id}`);

@@ -1,36 +1,17 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { freePort, startTestServer, type TestServer } from './helpers/server.ts';
 import { commitFinishedJob } from './helpers/finished-job.ts';
+import { startServe } from './helpers/stemforge-process.ts';
 import { sweepStartupLeftovers } from '../src/startup-sweep.ts';
 import { holdPath } from '../src/storage/held-paths.ts';
 import { createS3Client, S3BlobStore } from '../src/storage/s3-store.ts';
 import { startS3Server, type TestS3Server } from './helpers/s3-server.ts';
 import { CreateMultipartUploadCommand, UploadPartCommand, type S3Client } from '@aws-sdk/client-s3';
-
-const repo = resolve(import.meta.dirname, '..');
-
-/** `stemforge serve` as a real child process; resolves with its first-start API key once it listens. */
-function startServe(env: Record<string, string>): Promise<{ child: ChildProcess; key: string | undefined }> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [join(repo, 'bin/stemforge.mjs'), 'serve'], {
-      cwd: repo,
-      env: { ...process.env, ...env, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('Stemforge listening')) resolvePromise({ child, key: /API key: (\S+)/.exec(out)?.[1] });
-    });
-    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('exit', (code) => reject(new Error(`serve exited early (${code}): ${out}`)));
-  });
-}
 
 async function until(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

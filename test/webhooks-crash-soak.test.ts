@@ -1,17 +1,17 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { freePort } from './helpers/server.ts';
 import { commitFinishedJob } from './helpers/finished-job.ts';
+import { startServe } from './helpers/stemforge-process.ts';
 import { loadConfig } from '../src/config.ts';
 import { createRuntime, type Runtime } from '../src/runtime.ts';
 import { listJobDeliveries } from '../src/store/webhook-deliveries.ts';
 
-const repo = resolve(import.meta.dirname, '..');
 const KILLS = 6;
 
 /**
@@ -33,21 +33,6 @@ describe('kill -9 while a receiver holds a delivery (embedded, real processes)',
   let answer = false;
   const held: Array<{ res: ServerResponse; entry: { answered: boolean }; open: boolean }> = [];
 
-  const startServer = (env: Record<string, string>) =>
-    new Promise<{ child: ChildProcess; key: string | undefined }>((ok, fail) => {
-      const child = spawn(process.execPath, [join(repo, 'bin/stemforge.mjs'), 'serve'], {
-        cwd: repo,
-        env: { ...process.env, ...env, LOG_LEVEL: 'warn' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let out = '';
-      child.stdout!.on('data', (d: Buffer) => {
-        out += d.toString();
-        if (out.includes('Stemforge listening')) ok({ child, key: /API key: (\S+)/.exec(out)?.[1] });
-      });
-      child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-      child.once('exit', (code, signal) => fail(new Error(`serve exited (${code ?? signal}): ${out}`)));
-    });
   const until = async (check: () => boolean | Promise<boolean>, timeoutMs = 30_000) => {
     const deadline = Date.now() + timeoutMs;
     while (!(await check())) {
@@ -96,7 +81,7 @@ describe('kill -9 while a receiver holds a delivery (embedded, real processes)',
       WEBHOOK_TIMEOUT_MS: '60000',
       RATE_LIMIT_PER_MINUTE: '100000',
     };
-    const first = await startServer(env);
+    const first = await startServe(env);
     server = first.child;
     const key = first.key!;
     const api = `http://127.0.0.1:${port}/v1`;
@@ -137,7 +122,7 @@ describe('kill -9 while a receiver holds a delivery (embedded, real processes)',
       server.kill('SIGKILL');
       await new Promise((r) => server!.once('exit', r));
       serverStartedAt = Date.now();
-      server = (await startServer(env)).child;
+      server = (await startServe(env)).child;
     }
 
     // The receiver is well again: it answers what the live server is sending, and the rest that our

@@ -1,34 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.ts';
 import { commitFinishedJob } from './helpers/finished-job.ts';
+import { startWorker } from './helpers/stemforge-process.ts';
 import { loadConfig } from '../src/config.ts';
 import { createRuntime, type Runtime } from '../src/runtime.ts';
 import { startWebhookDispatcher } from '../src/webhooks/dispatcher.ts';
 import { listJobDeliveries } from '../src/store/webhook-deliveries.ts';
 import { findWebhook } from '../src/store/webhooks.ts';
-
-const repo = resolve(import.meta.dirname, '..');
-
-/** `stemforge worker` as a real child process (its dispatcher delivers webhooks). */
-function startWorkerProcess(env: Record<string, string>): Promise<ChildProcess> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [join(repo, 'bin/stemforge.mjs'), 'worker'], {
-      cwd: repo,
-      env: { ...process.env, ...env, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('Stemforge worker started')) resolvePromise(child);
-    });
-    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('exit', (code) => reject(new Error(`worker exited early (${code}): ${out}`)));
-  });
-}
 
 async function until(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -100,7 +80,7 @@ describe('webhook outbox across crashes (sqlite, real processes)', () => {
     expect(rx.received).toHaveLength(0);
 
     // 2. A worker process starts, delivers, and is killed while one receiver is still answering.
-    child = await startWorkerProcess({ ...env(), WEBHOOK_TIMEOUT_MS: '60000' });
+    child = await startWorker({ ...env(), WEBHOOK_TIMEOUT_MS: '60000' });
     await Promise.all([rx.waitFor('/hang', 1, 30_000), rx.waitFor('/a', 1, 30_000), rx.waitFor('/b', 1, 30_000)]);
     await until(
       async () => (await listJobDeliveries(s.rt.db, j1.job.id)).filter((r) => r.status === 'done').length === 2,

@@ -42,3 +42,17 @@ export function startStemforgeProcess(
     child.on('exit', (code) => reject(new Error(`${command[0]} exited (${code}): ${out}`)));
   });
 }
+
+/**
+ * `stemforge serve` (logging warnings only), once it listens; `key` is the API key a first start
+ * prints for its admin account (`API key: sk_live_...`), null on a later start.
+ */
+export async function startServe(env: Record<string, string>): Promise<{ child: ChildProcess; key: string | null }> {
+  const serve = await startStemforgeProcess(['serve'], { ...env, LOG_LEVEL: 'warn' }, 'Stemforge listening');
+  return { child: serve.child, key: /API key: (sk_live_\S+)/.exec(serve.out())?.[1] ?? null };
+}
+
+/** `stemforge worker` (logging warnings only), once it has started. */
+export async function startWorker(env: Record<string, string>): Promise<ChildProcess> {
+  return (await startStemforgeProcess(['worker'], { ...env, LOG_LEVEL: 'warn' }, 'Stemforge worker started')).child;
+}
