@@ -1,19 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import pg from 'pg';
 import { freePort } from './helpers/server.ts';
 import { sharedPath } from '../support/shared.ts';
-import { s3Settings, startS3Server, type TestS3Server } from './helpers/s3-server.ts';
-import { TEST_POSTGRES_URL } from './helpers/db.ts';
 import { trimClip } from './helpers/denoise-clip.ts';
-import { startStemforgeProcess, type StemforgeProcess } from './helpers/stemforge-process.ts';
+import { startScaleOut, type ScaleOut } from './helpers/scale-out.ts';
 import { promtoolCheck, sampleValue, startPrometheus, type PrometheusServer } from './helpers/prometheus.ts';
-
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /**
  * Issue 30: in scale-out every process serves its own metrics. The API process (`serve
@@ -21,73 +14,29 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
  * `/healthz` on METRICS_PORT; one Prometheus scrapes both, as docs/deploy.md tells an operator to.
  */
 describe('metrics in scale-out: the API and a worker process each serve their own', () => {
-  const database = `sf_metrics_${randomBytes(4).toString('hex')}`;
   const token = randomBytes(24).toString('hex');
-  const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-  let s3: TestS3Server;
-  let api: StemforgeProcess;
-  let worker: StemforgeProcess;
+  let d: ScaleOut;
   let prometheus: PrometheusServer | undefined;
   let apiBase: string;
   let workerBase: string;
-  const dirs: string[] = [];
-  const dir = () => {
-    const d = mkdtempSync(join(tmpdir(), 'stemforge-metrics-'));
-    dirs.push(d);
-    return d;
-  };
 
   beforeAll(async () => {
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${database}`);
-    s3 = await startS3Server('stemforge-metrics');
-    const url = new URL(TEST_POSTGRES_URL);
-    url.pathname = `/${database}`;
-    const common = {
-      STEMFORGE_MODE: 'scale-out',
-      DATABASE_URL: url.toString(),
-      REDIS_URL,
-      REDIS_PREFIX: `sfmetrics-${randomBytes(4).toString('hex')}`,
-      ...s3Settings(s3),
-      STEMFORGE_SIGNING_SECRET: randomBytes(32).toString('hex'),
-      RATE_LIMIT_PER_MINUTE: '100000',
-      LOG_LEVEL: 'warn',
-      METRICS_TOKEN: token,
-      HOST: '127.0.0.1',
-    };
-    const apiPort = await freePort();
     const metricsPort = await freePort();
-    apiBase = `http://127.0.0.1:${apiPort}`;
+    d = await startScaleOut(
+      'metrics',
+      { METRICS_TOKEN: token, HOST: '127.0.0.1' },
+      { METRICS_PORT: String(metricsPort) },
+    );
+    apiBase = d.base;
     workerBase = `http://127.0.0.1:${metricsPort}`;
-    const apiData = dir();
-    api = await startStemforgeProcess(
-      ['serve', '--no-workers'],
-      { ...common, PORT: String(apiPort), STEMFORGE_DATA_DIR: apiData, STEMFORGE_MODELS_DIR: join(apiData, 'models') },
-      'Stemforge listening',
-    );
-    worker = await startStemforgeProcess(
-      ['worker'],
-      {
-        ...common,
-        METRICS_PORT: String(metricsPort),
-        STEMFORGE_DATA_DIR: dir(),
-        STEMFORGE_MODELS_DIR: sharedPath('models'),
-      },
-      'Stemforge worker started',
-    );
   });
 
   afterAll(async () => {
     await prometheus?.close();
-    await worker?.stop();
-    await api?.stop();
-    await s3?.close();
-    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
-    await admin.end();
-    for (const d of dirs) await rm(d, { recursive: true, force: true });
+    await d?.close();
   });
 
-  const key = () => /sk_live_[0-9A-Za-z]+/.exec(api.out())?.[0];
+  const key = () => d.key();
   const call = (path: string, init: RequestInit = {}) =>
     fetch(`${apiBase}${path}`, { ...init, headers: { authorization: `Bearer ${key()}`, ...init.headers } });
   const scrape = async (base: string) => {
@@ -97,7 +46,7 @@ describe('metrics in scale-out: the API and a worker process each serve their ow
   };
 
   test('the worker port answers /healthz, refuses /metrics without the token, and serves nothing else', async () => {
-    expect(worker.out()).toContain(`Stemforge worker metrics on ${workerBase}/metrics`);
+    expect(d.worker.out()).toContain(`Stemforge worker metrics on ${workerBase}/metrics`);
     const health = await fetch(`${workerBase}/healthz`);
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({ status: 'ok' });
@@ -110,7 +59,7 @@ describe('metrics in scale-out: the API and a worker process each serve their ow
   });
 
   test('a job created on the API and run by the worker is counted where each part happened', async () => {
-    const clip = await trimClip(sharedPath('audio', 'denoise', 'noisy_snr0.wav'), join(dirs[0]!, 'noisy.wav'), 6);
+    const clip = await trimClip(sharedPath('audio', 'denoise', 'noisy_snr0.wav'), join(d.apiData, 'noisy.wav'), 6);
     const form = new FormData();
     form.append('file', new Blob([await readFile(clip)]), 'interview.wav');
     const uploaded: any = await (await call('/v1/files/upload', { method: 'POST', body: form })).json();
@@ -169,7 +118,7 @@ describe('metrics in scale-out: the API and a worker process each serve their ow
   test('a direct upload: the API holds an estimate, the worker settles it; held equals charged plus released', async () => {
     const clip = await trimClip(
       sharedPath('audio', 'denoise', 'noisy_snr0.wav'),
-      join(dirs[0]!, 'noisy-direct.wav'),
+      join(d.apiData, 'noisy-direct.wav'),
       6,
     );
     const grant: any = await (
@@ -179,7 +128,7 @@ describe('metrics in scale-out: the API and a worker process each serve their ow
         body: JSON.stringify({ filename: 'direct.wav' }),
       })
     ).json();
-    expect(grant.uploadUrl.startsWith(s3.endpoint)).toBe(true);
+    expect(grant.uploadUrl.startsWith(d.s3.endpoint)).toBe(true);
     const put = await fetch(grant.uploadUrl, {
       method: 'PUT',
       headers: { 'content-type': grant.contentType },

@@ -1,0 +1,101 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { freePort } from './server.ts';
+import { TEST_POSTGRES_URL } from './db.ts';
+import { s3Settings, startS3Server, type TestS3Server } from './s3-server.ts';
+import { startStemforgeProcess, type StemforgeProcess } from './stemforge-process.ts';
+import { sharedPath } from '../../support/shared.ts';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export interface ScaleOut {
+  api: StemforgeProcess;
+  worker: StemforgeProcess;
+  /** The API's address. */
+  base: string;
+  s3: TestS3Server;
+  /** The API process's data folder, also a place for the test's own files. */
+  apiData: string;
+  /** The admin's API key, printed by the API's first start. */
+  key(): string | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * The scale-out deployment on loopback: a fresh PostgreSQL database, BullMQ on Redis, the test S3
+ * server, and separate `serve --no-workers` and `worker` processes. The API host has no models at
+ * all (what it accepts must come from the worker's records); the worker reads ../shared/models.
+ * `env` goes to both processes, `workerEnv` to the worker alone.
+ */
+export async function startScaleOut(
+  name: string,
+  env: Record<string, string> = {},
+  workerEnv: Record<string, string> = {},
+): Promise<ScaleOut> {
+  const database = `sf_${name}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  const dirs: string[] = [];
+  const dir = () => {
+    const d = mkdtempSync(join(tmpdir(), `stemforge-${name}-`));
+    dirs.push(d);
+    return d;
+  };
+  const started: { s3?: TestS3Server; api?: StemforgeProcess; worker?: StemforgeProcess } = {};
+  const close = async () => {
+    await started.api?.stop();
+    await started.worker?.stop();
+    await started.s3?.close();
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
+    await admin.end();
+    for (const d of dirs) await rm(d, { recursive: true, force: true });
+  };
+  try {
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${database}`);
+    const s3 = await startS3Server(`stemforge-${name}`);
+    started.s3 = s3;
+    const url = new URL(TEST_POSTGRES_URL);
+    url.pathname = `/${database}`;
+    const common = {
+      STEMFORGE_MODE: 'scale-out',
+      DATABASE_URL: url.toString(),
+      REDIS_URL,
+      REDIS_PREFIX: `sf${name}-${randomBytes(4).toString('hex')}`,
+      ...s3Settings(s3),
+      STEMFORGE_SIGNING_SECRET: randomBytes(32).toString('hex'),
+      RATE_LIMIT_PER_MINUTE: '100000',
+      LOG_LEVEL: 'warn',
+      ...env,
+    };
+    const port = await freePort();
+    const apiData = dir();
+    const api = await startStemforgeProcess(
+      ['serve', '--no-workers'],
+      { ...common, PORT: String(port), STEMFORGE_DATA_DIR: apiData, STEMFORGE_MODELS_DIR: join(apiData, 'models') },
+      'Stemforge listening',
+    );
+    started.api = api;
+    const worker = await startStemforgeProcess(
+      ['worker'],
+      { ...common, ...workerEnv, STEMFORGE_DATA_DIR: dir(), STEMFORGE_MODELS_DIR: sharedPath('models') },
+      'Stemforge worker started',
+    );
+    started.worker = worker;
+    return {
+      api,
+      worker,
+      base: `http://127.0.0.1:${port}`,
+      s3,
+      apiData,
+      key: () => /sk_live_[0-9A-Za-z]+/.exec(api.out())?.[0],
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
