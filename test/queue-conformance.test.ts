@@ -6,6 +6,7 @@ import { freshDatabase, type TestDatabase } from './helpers/db.ts';
 import { openDatabase, type DatabaseHandle } from '../src/store/db.ts';
 import { createAccount } from '../src/store/accounts.ts';
 import { claimJob, findJob, insertJob, listRunnableJobs, transitionHeldJob, type JobRow } from '../src/store/jobs.ts';
+import { pendingJobRow } from './helpers/job-row.ts';
 import type { Db, JobKind } from '../src/store/schema.ts';
 import type { JobQueue } from '../src/queue/job-queue.ts';
 import { DbQueue } from '../src/queue/db-queue.ts';
@@ -109,38 +110,11 @@ describe.each(ADAPTERS)('job queue conformance: $name', (adapter) => {
 
   /** A runnable job row: stem jobs have inference work; a video job without a source has download work. */
   const addJob = async (kind: JobKind = 'stem', set: Partial<JobRow> = {}): Promise<JobRow> => {
-    const now = new Date().toISOString();
-    const row: JobRow = {
-      id: `job_${randomBytes(6).toString('hex')}`,
-      account_id: accountId,
+    const row = pendingJobRow(accountId, {
       kind,
-      status: 'PENDING',
-      progress: 0,
-      progress_phase: 'queued',
-      input_json: '{}',
-      options_json: '{}',
-      metadata_json: null,
       source_key: kind === 'video' ? null : 'uploads/x/source',
-      duration_seconds: 10,
-      credits_required: 10,
-      credits_charged: null,
-      error_message: null,
-      error_code: null,
-      outputs_json: null,
-      audio_metadata_json: null,
-      attempts: 0,
-      crashes: 0,
-      next_attempt_at: now,
-      lease_owner: null,
-      lease_expires_at: null,
-      claimed_at: null,
-      created_at: now,
-      started_at: null,
-      completed_at: null,
-      expires_at: null,
-      name: null,
       ...set,
-    };
+    });
     await insertJob(database.db, row);
     return row;
   };

@@ -4,8 +4,8 @@ import { insertJob, type JobRow } from '../src/store/jobs.ts';
 import { stageQueueStats, liveWorkerModels } from '../src/store/queue-stats.ts';
 import { recordWorkerModels } from '../src/store/worker-models.ts';
 import { kindsInStage } from '../src/domain/job-kinds.ts';
-import { newId } from '../src/domain/ids.ts';
 import { dialects, freshDatabase, type TestDatabase } from './helpers/db.ts';
+import { pendingJobRow } from './helpers/job-row.ts';
 
 /** The queue gauges' reads (`src/store/queue-stats.ts`) on both dialects: counts come back as numbers. */
 describe.each(dialects)('queue statistics from the jobs table (%s)', (dialect) => {
@@ -15,37 +15,18 @@ describe.each(dialects)('queue statistics from the jobs table (%s)', (dialect) =
   const at = (offsetSeconds: number) => new Date(now + offsetSeconds * 1000).toISOString();
 
   const job = async (over: Partial<JobRow>) => {
-    await insertJob(t.db, {
-      id: newId('job'),
-      account_id: accountId,
-      kind: 'stem',
-      status: 'PENDING',
-      progress: 0,
-      progress_phase: 'queued',
-      input_json: '{}',
-      options_json: '{}',
-      metadata_json: null,
-      source_key: 'uploads/x.wav',
-      duration_seconds: 7,
-      credits_required: 7,
-      credits_charged: 0,
-      error_message: null,
-      error_code: null,
-      outputs_json: null,
-      audio_metadata_json: null,
-      attempts: 0,
-      crashes: 0,
-      next_attempt_at: at(-10),
-      lease_owner: null,
-      lease_expires_at: null,
-      claimed_at: null,
-      created_at: at(-60),
-      started_at: null,
-      completed_at: null,
-      expires_at: null,
-      name: null,
-      ...over,
-    });
+    await insertJob(
+      t.db,
+      pendingJobRow(accountId, {
+        source_key: 'uploads/x.wav',
+        duration_seconds: 7,
+        credits_required: 7,
+        credits_charged: 0,
+        next_attempt_at: at(-10),
+        created_at: at(-60),
+        ...over,
+      }),
+    );
   };
 
   beforeAll(async () => {

@@ -4,6 +4,7 @@ import type { JobKind } from '../../src/store/schema.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { insertJob, type JobRow } from '../../src/store/jobs.ts';
 import { recordJobEvent } from '../../src/webhooks/outbox.ts';
+import { pendingJobRow } from './job-row.ts';
 
 export interface FinishedJobOptions {
   kind?: JobKind;
@@ -70,9 +71,8 @@ export async function commitFinishedJob(
     stored[stem] = { key, fileName: `song-${stem}.mp3`, contentType: 'audio/mpeg' };
   }
   const kind = o.kind ?? 'stem';
-  const job: JobRow = {
+  const job = pendingJobRow(accountId, {
     id,
-    account_id: accountId,
     kind,
     status: o.outcome,
     progress: o.outcome === 'COMPLETED' ? 100 : 40,
@@ -87,19 +87,13 @@ export async function commitFinishedJob(
     error_message: o.outcome === 'FAILED' ? (o.errorMessage ?? 'simulated failure') : null,
     error_code: o.outcome === 'FAILED' ? 'JOB_FAILED' : null,
     outputs_json: o.outcome === 'COMPLETED' && o.outputs ? JSON.stringify(stored) : null,
-    audio_metadata_json: null,
     attempts: 1,
-    crashes: 0,
-    claimed_at: null,
     next_attempt_at: new Date(now.getTime() - 60_000).toISOString(),
-    lease_owner: null,
-    lease_expires_at: null,
     created_at: new Date(now.getTime() - 30_000).toISOString(),
     started_at: new Date(now.getTime() - 20_000).toISOString(),
     completed_at: now.toISOString(),
     expires_at: new Date(now.getTime() + 86_400_000).toISOString(),
-    name: null,
-  };
+  });
   const deliveries = await rt.db.transaction().execute(async (tx) => {
     await insertJob(tx, job);
     return recordJobEvent(tx, id, o.outcome === 'COMPLETED' ? 'job.completed' : 'job.failed');
