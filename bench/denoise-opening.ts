@@ -7,12 +7,16 @@
  *   node bin/run-ts.mjs bench/denoise-opening.ts [--variants default,noguard] [--all] [--held-out] [--voices DIR]
  * --held-out: the held-out short utterances (heldOutItems) instead of the evaluation set's speech;
  * --voices DIR: KLettres' native speakers of 20-odd languages (voiceItems, fetched into DIR);
+ * --wavs A.wav,B.wav: these 44.1 kHz speech files instead, each cut to 3 s from its first word;
  * --only TEXT: only the speech items whose name holds TEXT.
+ * A variant is a VARIANTS name, optionally with a WINDOWS name: `default+w20c30` runs the network on
+ * short windows (docs/denoise.md, "Sustained voices").
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { WindowingOptions } from '../src/denoise/channel-enhancer.ts';
 import { Denoiser, type DenoiserOptions } from '../src/denoise/denoiser.ts';
 import { siSdr } from '../support/si-sdr.ts';
 import { sharedPath } from '../support/shared.ts';
@@ -26,6 +30,7 @@ const { values } = parseArgs({
     'held-out': { type: 'boolean', default: false },
     voices: { type: 'string' },
     only: { type: 'string' },
+    wavs: { type: 'string' },
   },
 });
 const VARIANTS: Record<string, DenoiserOptions> = {
@@ -33,6 +38,16 @@ const VARIANTS: Record<string, DenoiserOptions> = {
   noguard: { guard: false },
   cold: { startup: 'none' },
   nohp: { highPassHz: 0 },
+  tau2: { normSeconds: 2 },
+  tau4: { normSeconds: 4 },
+  tau10: { normSeconds: 10 },
+  up10d2: { normSeconds: 2, normUpSeconds: 10 },
+  coldup10d2: { normSeconds: 2, normUpSeconds: 10, startup: 'none' },
+};
+const WINDOWS: Record<string, WindowingOptions> = {
+  w20c30: { blockFrames: 20, contextFrames: 30, crossfadeFrames: 5 },
+  w50c50: { blockFrames: 50, contextFrames: 50, crossfadeFrames: 10 },
+  w30c80: { blockFrames: 30, contextFrames: 80, crossfadeFrames: 10 },
 };
 const names = values.variants.split(',');
 const work = mkdtempSync(join(tmpdir(), 'stemforge-opening-'));
@@ -40,19 +55,34 @@ const fmt = (x: number) => x.toFixed(2).padStart(7);
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 try {
   const items = (
-    values.voices ? voiceItems(values.voices) : values['held-out'] ? heldOutItems() : speechItems()
+    values.wavs
+      ? values.wavs.split(',').map((path) => ({
+          name: basename(path, '.wav'),
+          band: 'FB' as const,
+          rate: 44_100,
+          length: 'short' as const,
+          path,
+          maxSeconds: 3,
+        }))
+      : values.voices
+        ? voiceItems(values.voices)
+        : values['held-out']
+          ? heldOutItems()
+          : speechItems()
   ).filter((item) => !values.only || item.name.includes(values.only));
   const cases = await buildEvalSet(work, items);
   const inputs = await Promise.all(cases.map((c) => readMono(c.noisyPath, 48_000)));
   const res: Record<string, { whole: number; first: number }[]> = {};
   for (const v of names) {
-    const opts = VARIANTS[v];
+    const [base, win] = v.split('+');
+    const opts = VARIANTS[base!];
+    const windowing = win ? WINDOWS[win] : undefined;
     if (!opts) throw new Error(`unknown variant ${v} (${Object.keys(VARIANTS).join(', ')})`);
     const d = await Denoiser.load(sharedPath('models', 'dfn3'), opts);
     res[v] = [];
     for (let i = 0; i < cases.length; i++) {
       const c = cases[i]!;
-      const ch = d.channel();
+      const ch = d.channel({ windowing });
       const x = inputs[i]!;
       const parts: Float32Array[] = [];
       for (let o = 0; o < x.length; o += 48_000) parts.push(await ch.push(x.subarray(o, o + 48_000)));

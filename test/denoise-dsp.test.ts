@@ -106,6 +106,29 @@ describe('DeepFilterNet3 DSP', () => {
     expect(Math.hypot(cplx[0]!, cplx[96]!)).toBeCloseTo(Math.sqrt(0.01 * Math.SQRT2), 3);
   });
 
+  it('a slower rise (the comparison option normUpSeconds) lags a step up but follows a step down as before', () => {
+    const w = erbWidths(params.sampleRate, params.fftSize, params.nbErb, params.minNbErbFreqs);
+    const run = (fx: FeatureExtractor, level: number, frames: number) => {
+      const spec = new Float32Array(962).fill(level);
+      const erb = new Float32Array(32);
+      const cplx = new Float32Array(192);
+      for (let t = 0; t < frames; t++) fx.extract(spec, erb, cplx);
+      return erb[0]!;
+    };
+    const same = new FeatureExtractor(w, params.nbDf, 0.99);
+    const slow = new FeatureExtractor(w, params.nbDf, 0.99, 0.999);
+    // Both settle on a quiet input from the same (-60 dB) start; 0.001 is -57 dB of band power.
+    run(same, 0.001, 3000);
+    run(slow, 0.001, 3000);
+    // 20 dB up for five seconds (500 frames): the symmetric mean has caught up (within 0.2 dB), the
+    // slow one still sits about 12 dB below (a rise time constant of 10 s instead of 1 s).
+    expect(run(same, 0.01, 500)).toBeLessThan(0.005);
+    expect(run(slow, 0.01, 500)).toBeGreaterThan(0.28);
+    // 20 dB down again: both fall with the 1 s constant, so both are back within 0.2 dB in 5 s.
+    expect(Math.abs(run(same, 0.001, 500))).toBeLessThan(0.005);
+    expect(Math.abs(run(slow, 0.001, 500))).toBeLessThan(0.005);
+  });
+
   it('SI-SDR ignores gain and rewards closeness', () => {
     const x = noise(4800, 5);
     const scaled = x.map((v) => v * 0.3);

@@ -29,7 +29,9 @@ export interface ChannelDsp {
   fft: RealFft;
   window: Float32Array;
   widths: Int32Array;
+  /** Smoothing factors of the feature normalisations per frame: falling (and by default rising), rising. */
   alpha: number;
+  alphaUp: number;
   /** Gains of the lowest bins for the infrasound high-pass (see denoiser.ts); empty = off. */
   lowCut: Float32Array;
   /** Samples of the opening used for the start-up (mirrored warm-up, state init); 0 = upstream's cold start. */
@@ -96,7 +98,7 @@ export class ChannelEnhancer {
     this.lookahead = Math.max(p.convLookahead, p.dfLookahead);
     this.analyzer = new StftAnalyzer(dsp.fft, dsp.window, p.hopSize);
     this.synthesizer = new StftSynthesizer(dsp.fft, dsp.window, p.hopSize);
-    this.features = new FeatureExtractor(dsp.widths, p.nbDf, dsp.alpha);
+    this.features = new FeatureExtractor(dsp.widths, p.nbDf, dsp.alpha, dsp.alphaUp);
     const rows = win.blockFrames + win.contextFrames + win.crossfadeFrames + p.dfOrder + this.lookahead + 8;
     this.spec = new FrameBuffer(2 * this.freqBins, rows);
     this.erb = new FrameBuffer(p.nbErb, rows);

@@ -15,6 +15,13 @@ export interface DenoiserOptions extends NetworkOptions {
   startup?: 'mirror' | 'none';
   /** The output guards (output-guard.ts, opening-guard.ts); default on, false for comparisons. */
   guard?: boolean;
+  /**
+   * The feature normalisations' time constant, seconds (default: the model's norm_tau, 1 s), and the
+   * one used while a state rises (default: the same). For comparisons only: no other setting kept
+   * held vowels without costing natural-pace speech (docs/denoise.md, "Sustained voices").
+   */
+  normSeconds?: number;
+  normUpSeconds?: number;
 }
 
 /**
@@ -67,10 +74,11 @@ export class Denoiser {
       fft: await RealFft.create(p.fftSize),
       window: vorbisWindow(p.fftSize),
       widths: erbWidths(p.sampleRate, p.fftSize, p.nbErb, p.minNbErbFreqs),
-      alpha: normAlpha(p),
+      alpha: normAlpha({ ...p, normTau: opts.normSeconds ?? p.normTau }),
       lowCut: lowCutGains(p, opts.highPassHz ?? DEFAULT_HIGH_PASS_HZ),
       startupSamples: opts.startup === 'none' ? 0 : Math.round(STARTUP_SECONDS * p.sampleRate),
       guard: opts.guard ?? true,
+      alphaUp: normAlpha({ ...p, normTau: opts.normUpSeconds ?? opts.normSeconds ?? p.normTau }),
     };
     return new Denoiser(p, net, dsp);
   }

@@ -7,6 +7,7 @@ import { bandPower } from './erb.ts';
  * - complex features: the lowest nbDf bins divided by the square root of an exponential running
  *   mean of their magnitude (initialised as a ramp from 1e-3 to 1e-4).
  * Both states run continuously over the whole stream, so they live here and not in the network.
+ * `alphaUp` (default `alpha`) is the smoothing used while a state rises: a comparison option only.
  */
 
 const MEAN_NORM_INIT: [number, number] = [-60, -90];
@@ -28,6 +29,7 @@ export class FeatureExtractor {
     private readonly widths: Int32Array,
     private readonly nbDf: number,
     private readonly alpha: number,
+    private readonly alphaUp = alpha,
   ) {
     this.meanState = ramp(widths.length, MEAN_NORM_INIT);
     this.unitState = ramp(nbDf, UNIT_NORM_INIT);
@@ -39,17 +41,20 @@ export class FeatureExtractor {
    * `cplxOut` (planar: nbDf real parts, then nbDf imaginary parts, the encoder's [2, F] layout).
    */
   extract(spec: Float32Array, erbOut: Float32Array, cplxOut: Float32Array): void {
-    const { alpha, meanState, unitState, power, nbDf } = this;
+    const { alpha, alphaUp, meanState, unitState, power, nbDf } = this;
     bandPower(spec, this.widths, power);
     for (let b = 0; b < power.length; b++) {
       const db = 10 * Math.log10(power[b]! + 1e-10);
-      meanState[b] = db * (1 - alpha) + meanState[b]! * alpha;
+      const a = db > meanState[b]! ? alphaUp : alpha;
+      meanState[b] = db * (1 - a) + meanState[b]! * a;
       erbOut[b] = (db - meanState[b]!) / 40;
     }
     for (let f = 0; f < nbDf; f++) {
       const re = spec[2 * f]!;
       const im = spec[2 * f + 1]!;
-      unitState[f] = Math.hypot(re, im) * (1 - alpha) + unitState[f]! * alpha;
+      const mag = Math.hypot(re, im);
+      const a = mag > unitState[f]! ? alphaUp : alpha;
+      unitState[f] = mag * (1 - a) + unitState[f]! * a;
       const scale = 1 / Math.sqrt(unitState[f]!);
       cplxOut[f] = re * scale;
       cplxOut[nbDf + f] = im * scale;
