@@ -82,17 +82,7 @@ try {
     res[v] = [];
     for (let i = 0; i < cases.length; i++) {
       const c = cases[i]!;
-      const ch = d.channel({ windowing });
-      const x = inputs[i]!;
-      const parts: Float32Array[] = [];
-      for (let o = 0; o < x.length; o += 48_000) parts.push(await ch.push(x.subarray(o, o + 48_000)));
-      parts.push(await ch.finish());
-      const y48 = new Float32Array(x.length);
-      let o = 0;
-      for (const p of parts) {
-        y48.set(p, o);
-        o += p.length;
-      }
+      const y48 = await d.channel({ windowing }).enhanceAll(inputs[i]!);
       const y = resampleSinc(y48, 48_000, c.rate);
       const r = c.rate;
       res[v]!.push({

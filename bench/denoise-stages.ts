@@ -96,13 +96,7 @@ fft.dispose();
 
 async function product(name: string, opts: DenoiserOptions, windowing?: WindowingOptions) {
   const d = await Denoiser.load(modelDir, opts);
-  const ch = d.channel({ windowing });
-  const a = await ch.push(x);
-  const b = await ch.finish();
-  const out = new Float32Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  save(name, out);
+  save(name, await d.channel({ windowing }).enhanceAll(x, x.length || 1));
   await d.close();
 }
 const raw: DenoiserOptions = { highPassHz: 0, startup: 'none', guard: false };

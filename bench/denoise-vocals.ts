@@ -24,23 +24,14 @@ const energy = (x: Float32Array) => x.reduce((s, v) => s + v * v, 0);
 const SEGMENT = 2 * 48_000;
 const denoiser = await Denoiser.load(sharedPath('models', 'dfn3'));
 console.log(
-  `vocal stem ${(vocals.length / 48_000).toFixed(1)} s; gain in dB over the input (SI-SDR against the vocal stem)`,
+  `vocal stem ${(vocals.length / 48_000).toFixed(1)} s; SI-SDR against the vocal stem, dB: of the output where there is no bleed, else its gain over the input`,
 );
-console.log('limit dB | bleed       | whole  | per 2 s');
+console.log('limit dB | bleed        | whole  | per 2 s');
 for (const limit of values.limits.split(',').map(Number)) {
   for (const bleed of [null, 20, 15, 10]) {
     const g = bleed === null ? 0 : Math.sqrt(energy(vocals) / energy(rest) / 10 ** (bleed / 10));
     const x = vocals.map((v, i) => v + g * rest[i]!);
-    const ch = denoiser.channel({ attenuationLimitDb: limit });
-    const parts: Float32Array[] = [];
-    for (let i = 0; i < x.length; i += 48_000) parts.push(await ch.push(x.subarray(i, i + 48_000)));
-    parts.push(await ch.finish());
-    const y = new Float32Array(x.length);
-    let o = 0;
-    for (const part of parts) {
-      y.set(part, o);
-      o += part.length;
-    }
+    const y = await denoiser.channel({ attenuationLimitDb: limit }).enhanceAll(x);
     const gain = (s: number, e: number) =>
       siSdr(vocals.subarray(s, e), y.subarray(s, e)) -
       (bleed === null ? 0 : siSdr(vocals.subarray(s, e), x.subarray(s, e)));
@@ -51,9 +42,9 @@ for (const limit of values.limits.split(',').map(Number)) {
           .toFixed(1)
           .padStart(6),
       );
-    const label = bleed === null ? 'none (clean)' : `${bleed} dB below`;
+    const label = bleed === null ? 'none' : `${bleed} dB below`;
     console.log(
-      `${String(limit).padStart(8)} | ${label.padEnd(11)} | ${gain(0, x.length).toFixed(2).padStart(6)} | ${segments.join(' ')}`,
+      `${String(limit).padStart(8)} | ${label.padEnd(12)} | ${gain(0, x.length).toFixed(2).padStart(6)} | ${segments.join(' ')}`,
     );
   }
 }

@@ -24,12 +24,7 @@ async function at48(...p: string[]): Promise<Float32Array> {
 }
 
 async function enhance(d: Denoiser, x: Float32Array): Promise<Float32Array> {
-  const ch = d.channel();
-  const parts = [await ch.push(x), await ch.finish()];
-  const out = new Float32Array(x.length);
-  out.set(parts[0] ?? new Float32Array(0));
-  out.set(parts[1] ?? new Float32Array(0), parts[0]?.length ?? 0);
-  return out;
+  return d.channel().enhanceAll(x, x.length || 1);
 }
 
 const first = (x: Float32Array) => x.subarray(0, RATE);

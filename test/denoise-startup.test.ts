@@ -20,17 +20,7 @@ let clean: Float32Array;
 let noise: Float32Array;
 
 async function enhance(d: Denoiser, x: Float32Array, opts: ChannelOptions = {}, chunk = 4800): Promise<Float32Array> {
-  const ch = d.channel(opts);
-  const parts: Float32Array[] = [];
-  for (let i = 0; i < x.length; i += chunk) parts.push(await ch.push(x.subarray(i, i + chunk)));
-  parts.push(await ch.finish());
-  const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+  return d.channel(opts).enhanceAll(x, chunk);
 }
 
 const first = (x: Float32Array) => x.subarray(0, RATE);

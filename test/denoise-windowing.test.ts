@@ -10,17 +10,7 @@ let noisy: Float32Array;
 let clean: Float32Array;
 
 async function enhance(x: Float32Array, windowing: WindowingOptions, chunk: number): Promise<Float32Array> {
-  const ch = denoiser.channel({ windowing });
-  const parts: Float32Array[] = [];
-  for (let i = 0; i < x.length; i += chunk) parts.push(await ch.push(x.subarray(i, i + chunk)));
-  parts.push(await ch.finish());
-  const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+  return denoiser.channel({ windowing }).enhanceAll(x, chunk);
 }
 
 /** Lag (samples) of `y` against `x` with the highest cross-correlation over 1 s of speech. */

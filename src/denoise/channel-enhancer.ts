@@ -132,6 +132,23 @@ export class ChannelEnhancer {
     return this.takeOutput(Infinity);
   }
 
+  /**
+   * Cleans a whole signal held in memory, fed in `chunk`-sample pieces as a stream would be, then
+   * finished: for tests and benchmarks. The result is every piece the stream gave, joined.
+   */
+  async enhanceAll(x: Float32Array, chunk = 48_000): Promise<Float32Array> {
+    const parts: Float32Array[] = [];
+    for (let i = 0; i < x.length; i += chunk) parts.push(await this.push(x.subarray(i, i + chunk)));
+    parts.push(await this.finish());
+    const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
+    let o = 0;
+    for (const p of parts) {
+      out.set(p, o);
+      o += p.length;
+    }
+    return out;
+  }
+
   /** Ends the stream: flushes the remaining frames. The total output length equals the input's. */
   async finish(): Promise<Float32Array> {
     const total = this.samplesIn;
