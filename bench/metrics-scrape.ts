@@ -15,7 +15,7 @@ import { loadConfig } from '../src/config.ts';
 import { createRuntime, type Runtime } from '../src/runtime.ts';
 import { buildApp } from '../src/app/build-app.ts';
 import { createAccount } from '../src/store/accounts.ts';
-import { insertJob } from '../src/store/jobs.ts';
+import { insertJob, newJobRow } from '../src/store/jobs.ts';
 import { newId } from '../src/domain/ids.ts';
 
 const finished = Number(process.argv[2] ?? 50_000);
@@ -31,34 +31,26 @@ async function fill(rt: Runtime): Promise<void> {
     const done = i < finished;
     const at = new Date(now - (finished + waiting - i) * 1000).toISOString();
     return {
-      id: newId('job'),
-      account_id: account.id,
-      kind: (['stem', 'denoise', 'video'] as const)[i % 3]!,
-      status: done ? ('COMPLETED' as const) : ('PENDING' as const),
-      progress: done ? 100 : 0,
-      progress_phase: done ? ('completed' as const) : ('queued' as const),
-      input_json: '{}',
-      options_json: '{"quality":"FAST"}',
-      metadata_json: null,
-      source_key: 'uploads/x.wav',
-      duration_seconds: 60,
-      credits_required: 60,
-      credits_charged: done ? 60 : 0,
-      error_message: null,
-      error_code: null,
-      outputs_json: null,
-      audio_metadata_json: null,
-      attempts: done ? 1 : 0,
-      crashes: 0,
-      next_attempt_at: at,
-      lease_owner: null,
-      lease_expires_at: null,
-      claimed_at: null,
-      created_at: at,
-      started_at: null,
-      completed_at: done ? at : null,
-      expires_at: null,
-      name: null,
+      ...newJobRow({
+        id: newId('job'),
+        account_id: account.id,
+        kind: (['stem', 'denoise', 'video'] as const)[i % 3]!,
+        input_json: '{}',
+        options_json: '{"quality":"FAST"}',
+        metadata_json: null,
+        source_key: 'uploads/x.wav',
+        duration_seconds: 60,
+        credits_required: 60,
+        created_at: at,
+      }),
+      ...(done && {
+        status: 'COMPLETED' as const,
+        progress: 100,
+        progress_phase: 'completed' as const,
+        credits_charged: 60,
+        attempts: 1,
+        completed_at: at,
+      }),
     };
   });
   for (let i = 0; i < rows.length; i += 500) {

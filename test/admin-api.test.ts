@@ -4,6 +4,7 @@ import { dashboardClient } from './helpers/dashboard.ts';
 import { listLedger } from '../src/store/credits.ts';
 import { hashApiKey } from '../src/domain/api-key.ts';
 import { freshDatabase } from './helpers/db.ts';
+import { pendingJobRow } from './helpers/job-row.ts';
 import { migrate } from '../src/store/db.ts';
 import { sql } from 'kysely';
 
@@ -290,36 +291,23 @@ describe.each(['sqlite', 'postgres'] as const)('admin API on %s', (dialect) => {
       jobIds.push(id);
       await s.rt.db
         .insertInto('jobs')
-        .values({
-          id,
-          account_id: target.id,
-          kind,
-          status,
-          progress: 100,
-          progress_phase: status === 'COMPLETED' ? 'completed' : 'failed',
-          input_json: '{}',
-          options_json: '{}',
-          metadata_json: null,
-          source_key: null,
-          duration_seconds: charged,
-          credits_required: charged,
-          credits_charged: charged,
-          error_message: null,
-          error_code: null,
-          outputs_json: null,
-          audio_metadata_json: null,
-          attempts: 1,
-          crashes: 0,
-          next_attempt_at: created,
-          lease_owner: null,
-          lease_expires_at: null,
-          claimed_at: null,
-          created_at: at(created),
-          started_at: null,
-          completed_at: created,
-          expires_at: null,
-          name: null,
-        })
+        .values(
+          pendingJobRow(target.id, {
+            id,
+            kind,
+            status,
+            progress: 100,
+            progress_phase: status === 'COMPLETED' ? 'completed' : 'failed',
+            source_key: null,
+            duration_seconds: charged,
+            credits_required: charged,
+            credits_charged: charged,
+            attempts: 1,
+            next_attempt_at: created,
+            created_at: at(created),
+            completed_at: created,
+          }),
+        )
         .execute();
       if (charged > 0) {
         await s.rt.db

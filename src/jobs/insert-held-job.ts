@@ -1,6 +1,6 @@
 import type { JobDeps } from './deps.ts';
 import { getBalanceSeconds, holdCredits } from '../store/credits.ts';
-import { insertJob } from '../store/jobs.ts';
+import { insertJob, newJobRow } from '../store/jobs.ts';
 import { findAccount } from '../store/accounts.ts';
 import type { JobKind } from '../store/schema.ts';
 import { insufficientCredits } from './acquire-input.ts';
@@ -59,36 +59,21 @@ export async function insertHeldJob<T>(
         await findAccount(tx, job.accountId),
       );
     }
-    await insertJob(tx, {
-      id: job.id,
-      account_id: job.accountId,
-      kind: job.kind,
-      status: 'PENDING',
-      progress: 0,
-      progress_phase: 'queued',
-      input_json: JSON.stringify(job.input),
-      options_json: JSON.stringify(job.options),
-      metadata_json: job.metadata ? JSON.stringify(job.metadata) : null,
-      source_key: job.sourceKey,
-      duration_seconds: job.durationSeconds,
-      credits_required: job.creditsRequired,
-      credits_charged: 0,
-      error_message: null,
-      error_code: null,
-      outputs_json: null,
-      audio_metadata_json: null,
-      attempts: 0,
-      crashes: 0,
-      next_attempt_at: job.createdAt,
-      lease_owner: null,
-      lease_expires_at: null,
-      claimed_at: null,
-      created_at: job.createdAt,
-      started_at: null,
-      completed_at: null,
-      expires_at: null,
-      name: null,
-    });
+    await insertJob(
+      tx,
+      newJobRow({
+        id: job.id,
+        account_id: job.accountId,
+        kind: job.kind,
+        input_json: JSON.stringify(job.input),
+        options_json: JSON.stringify(job.options),
+        metadata_json: job.metadata ? JSON.stringify(job.metadata) : null,
+        source_key: job.sourceKey,
+        duration_seconds: job.durationSeconds,
+        credits_required: job.creditsRequired,
+        created_at: job.createdAt,
+      }),
+    );
     const secret = job.callbackUrl
       ? (await createJobCallback(tx, job.accountId, job.id, job.callbackUrl)).secret
       : undefined;

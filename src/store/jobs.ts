@@ -4,6 +4,46 @@ import type { DbOrTx, JobKind, JobsTable, JobStatusValue } from './schema.ts';
 
 export type JobRow = JobsTable;
 
+/** The columns that differ between new jobs; every other column starts the same for all. */
+export type NewJobColumns = Pick<
+  JobRow,
+  | 'id'
+  | 'account_id'
+  | 'kind'
+  | 'input_json'
+  | 'options_json'
+  | 'metadata_json'
+  | 'source_key'
+  | 'duration_seconds'
+  | 'credits_required'
+  | 'created_at'
+>;
+
+/** A new job's row: queued and runnable from its creation, nothing run, charged or produced yet. */
+export function newJobRow(columns: NewJobColumns): JobRow {
+  return {
+    status: 'PENDING',
+    progress: 0,
+    progress_phase: 'queued',
+    credits_charged: 0,
+    error_message: null,
+    error_code: null,
+    outputs_json: null,
+    audio_metadata_json: null,
+    attempts: 0,
+    crashes: 0,
+    next_attempt_at: columns.created_at,
+    lease_owner: null,
+    lease_expires_at: null,
+    claimed_at: null,
+    started_at: null,
+    completed_at: null,
+    expires_at: null,
+    name: null,
+    ...columns,
+  };
+}
+
 export async function insertJob(db: DbOrTx, row: JobRow): Promise<void> {
   await db.insertInto('jobs').values(row).execute();
 }
