@@ -15,6 +15,7 @@ import { TEST_POSTGRES_URL } from './helpers/db.ts';
 import { uploadFile, waitForJob } from './helpers/jobs.ts';
 import { s3Settings, startS3Server, type TestS3Server } from './helpers/s3-server.ts';
 import { freePort } from './helpers/server.ts';
+import { printedApiKey } from './helpers/stemforge-process.ts';
 
 /** A client of a service started outside this process (a container), as test helpers take it. */
 function remote(base: string) {
@@ -50,7 +51,7 @@ async function fastJob(api: ReturnType<typeof remote>, key: string) {
 }
 
 const keyOf = (out: string) => {
-  const key = /API key: (sk_\S+)/.exec(out)?.[1];
+  const key = printedApiKey(out);
   if (!key) throw new Error(`no API key in the container's output:\n${out}`);
   return key;
 };

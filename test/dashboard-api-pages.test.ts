@@ -11,6 +11,7 @@ import { loadConfig } from '../src/config.ts';
 import { dashboardClient, newDashboardUser, signedIn, BEHIND_LOCAL_PROXY } from './helpers/dashboard.ts';
 import { stemforge } from './helpers/cli.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
+import { printedApiKey } from './helpers/stemforge-process.ts';
 
 describe('dashboard pages, first start and operator CLI', () => {
   let s: TestServer;
@@ -125,7 +126,7 @@ describe('dashboard pages, first start and operator CLI', () => {
     expect(await bootstrapLocalAccount(s.rt)).toBeNull();
     // The first account is the admin (issue 30): its key reaches the admin API, and the banner says so.
     expect(banner).toContain('(owner@example.com), the admin');
-    const key = /API key: (\S+)/.exec(banner!)?.[1];
+    const key = printedApiKey(banner!) ?? undefined;
     expect((await s.api('/v1/admin/accounts', { key })).status).toBe(200);
     expect(await (await c.call('GET', '/session')).json()).toMatchObject({ account: { isAdmin: true } });
   });

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { freePort } from './server.ts';
 import { TEST_POSTGRES_URL } from './db.ts';
 import { s3Settings, startS3Server, type TestS3Server } from './s3-server.ts';
-import { startStemforgeProcess, type StemforgeProcess } from './stemforge-process.ts';
+import { printedApiKey, startStemforgeProcess, type StemforgeProcess } from './stemforge-process.ts';
 import { sharedPath } from '../../support/shared.ts';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -21,7 +21,7 @@ export interface ScaleOut {
   /** The API process's data folder, also a place for the test's own files. */
   apiData: string;
   /** The admin's API key, printed by the API's first start. */
-  key(): string | undefined;
+  key(): string | null;
   close(): Promise<void>;
 }
 
@@ -91,7 +91,7 @@ export async function startScaleOut(
       base: `http://127.0.0.1:${port}`,
       s3,
       apiData,
-      key: () => /sk_live_[0-9A-Za-z]+/.exec(api.out())?.[0],
+      key: () => printedApiKey(api.out()),
       close,
     };
   } catch (error) {

@@ -49,7 +49,12 @@ export function startStemforgeProcess(
  */
 export async function startServe(env: Record<string, string>): Promise<{ child: ChildProcess; key: string | null }> {
   const serve = await startStemforgeProcess(['serve'], { ...env, LOG_LEVEL: 'warn' }, 'Stemforge listening');
-  return { child: serve.child, key: /API key: (sk_live_\S+)/.exec(serve.out())?.[1] ?? null };
+  return { child: serve.child, key: printedApiKey(serve.out()) };
+}
+
+/** The API key a first start prints for its admin account (`API key: sk_live_...`), or null. */
+export function printedApiKey(out: string): string | null {
+  return /API key: (sk_live_\S+)/.exec(out)?.[1] ?? null;
 }
 
 /** `stemforge worker` (logging warnings only), once it has started. */

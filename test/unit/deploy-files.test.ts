@@ -45,12 +45,12 @@ describe('deployment files and the configuration they set', () => {
 
   it('compose.yaml runs the scale-out roles with a configuration the service accepts', () => {
     const compose = parse(read('compose.yaml'), { merge: true }) as {
-      services: Record<string, { command?: string[]; environment?: Record<string, string> }>;
+      services: Record<
+        string,
+        { command?: string[]; environment?: Record<string, string>; healthcheck?: { test?: string[] } }
+      >;
     };
-    const { api, worker } = compose.services as Record<
-      string,
-      { command?: string[]; environment?: Record<string, string>; healthcheck?: { test?: string[] } }
-    >;
+    const { api, worker } = compose.services;
     expect(api?.command).toEqual(['serve', '--no-workers']);
     expect(worker?.command).toEqual(['worker']);
     for (const service of [api!, worker!]) {
