@@ -87,8 +87,16 @@ const describe = (o: TempoOptions) =>
   `prior ${o.priorBpm} BPM x ${o.priorOctaves} oct, level move needs ${o.levelMoveMinScore}`;
 for (const r of ranked.slice(0, 10))
   console.log(`  ${describe(r.options).padEnd(52)} ${r.smooth.toFixed(2)}  ${r.per.join(' / ')}`);
+const BEFORE: Required<Pick<TempoOptions, 'priorBpm' | 'priorOctaves' | 'levelMoveMinScore'>> = {
+  priorBpm: 120,
+  priorOctaves: 1,
+  levelMoveMinScore: 0,
+};
 const shipped = ranked.findIndex(
-  (r) => r.options.priorBpm === 120 && r.options.priorOctaves === 1 && r.options.levelMoveMinScore === 0,
+  (r) =>
+    r.options.priorBpm === BEFORE.priorBpm &&
+    r.options.priorOctaves === BEFORE.priorOctaves &&
+    r.options.levelMoveMinScore === BEFORE.levelMoveMinScore,
 );
 if (shipped >= 0)
   console.log(
@@ -103,5 +111,5 @@ if (values.test) {
   console.log(`test set ${values.test}:`);
   for (const r of ranked.slice(0, Number(values.top ?? 8)))
     console.log(`  ${describe(r.options).padEnd(52)} ${show(r.options)}`);
-  console.log(`  ${'before issue 33'.padEnd(52)} ${show({ priorBpm: 120, priorOctaves: 1, levelMoveMinScore: 0 })}`);
+  console.log(`  ${'before issue 33'.padEnd(52)} ${show(BEFORE)}`);
 }

@@ -76,8 +76,9 @@ try {
   for (const v of names) {
     const [base, win] = v.split('+');
     const opts = VARIANTS[base!];
-    const windowing = win ? WINDOWS[win] : undefined;
     if (!opts) throw new Error(`unknown variant ${v} (${Object.keys(VARIANTS).join(', ')})`);
+    const windowing = win ? WINDOWS[win] : undefined;
+    if (win && !windowing) throw new Error(`unknown windows ${win} (${Object.keys(WINDOWS).join(', ')})`);
     const d = await Denoiser.load(sharedPath('models', 'dfn3'), opts);
     res[v] = [];
     for (let i = 0; i < cases.length; i++) {
