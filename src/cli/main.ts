@@ -2,6 +2,8 @@
  * The `stemforge` command: one binary whose role is chosen by its first argument.
  * Each command lives in its own file and is loaded only when asked for.
  */
+import { HelpRequest } from './args.ts';
+
 /** A command resolves to its exit code, or to nothing for success. */
 type CommandModule = { run(args: string[]): Promise<unknown> };
 
@@ -52,7 +54,11 @@ try {
   const code = await mod.run(args);
   if (typeof code === 'number') process.exitCode = code;
 } catch (err) {
-  const e = err as Error & { exitCode?: number };
-  process.stderr.write(`stemforge ${name}: ${e.message}\n`);
-  process.exitCode = e.exitCode ?? 1;
+  if (err instanceof HelpRequest) {
+    process.stdout.write(`${err.message}\n`);
+  } else {
+    const e = err as Error & { exitCode?: number };
+    process.stderr.write(`stemforge ${name}: ${e.message}\n`);
+    process.exitCode = e.exitCode ?? 1;
+  }
 }

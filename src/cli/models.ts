@@ -47,5 +47,6 @@ export async function run(args: string[]): Promise<number> {
     process.stdout.write(`${model.spec.name} installed and verified in ${model.dir}\n`);
     return 0;
   }
+  parseCommandArgs(args, {}, USAGE); // answers --help
   throw new UsageError(`usage: ${USAGE}`);
 }

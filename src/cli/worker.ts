@@ -3,9 +3,11 @@ import { createRuntime } from '../runtime.ts';
 import { startWorkers } from '../worker/start.ts';
 import { startOrphanSweeper, sweepStartupLeftovers } from '../startup-sweep.ts';
 import { buildMetricsServer } from '../app/metrics-server.ts';
+import { expectNoArgs } from './args.ts';
 
 /** `stemforge worker`: workers only, for the scale-out deployment (API processes run `serve --no-workers`). */
-export async function run(): Promise<void> {
+export async function run(args: string[]): Promise<void> {
+  expectNoArgs(args, 'stemforge worker');
   const config = loadConfig();
   const rt = await createRuntime(config);
   await sweepStartupLeftovers(rt);
