@@ -10,7 +10,8 @@
  * --wavs A.wav,B.wav: these 44.1 kHz speech files instead, each cut to 3 s from its first word;
  * --only TEXT: only the speech items whose name holds TEXT.
  * A variant is a VARIANTS name, optionally with a WINDOWS name: `default+w20c30` runs the network on
- * short windows (docs/denoise.md, "Sustained voices").
+ * short windows (docs/denoise.md, "Sustained voices"), or a peer: `rnnoise` (fed 48 kHz) or `gtcrn`
+ * (16 kHz, resampled there and back), as bench/denoise.ts runs them.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,7 +21,9 @@ import type { WindowingOptions } from '../src/denoise/channel-enhancer.ts';
 import { Denoiser, type DenoiserOptions } from '../src/denoise/denoiser.ts';
 import { siSdr } from '../support/si-sdr.ts';
 import { sharedPath } from '../support/shared.ts';
+import { GTCRN_RATE, Gtcrn } from './denoise-gtcrn.ts';
 import { readMono, resampleSinc } from './denoise-mixes.ts';
+import { rnnoise } from './denoise-rnnoise.ts';
 import { buildEvalSet, heldOutItems, speechItems, voiceItems } from './denoise-set.ts';
 
 const { values } = parseArgs({
@@ -36,6 +39,7 @@ const { values } = parseArgs({
 const VARIANTS: Record<string, DenoiserOptions> = {
   default: {},
   noguard: { guard: false },
+  noheld: { heldVoiceGuard: false },
   cold: { startup: 'none' },
   nohp: { highPassHz: 0 },
   tau2: { normSeconds: 2 },
@@ -74,17 +78,11 @@ try {
   const inputs = await Promise.all(cases.map((c) => readMono(c.noisyPath, 48_000)));
   const res: Record<string, { whole: number; first: number }[]> = {};
   for (const v of names) {
-    const [base, win] = v.split('+');
-    const opts = VARIANTS[base!];
-    if (!opts) throw new Error(`unknown variant ${v} (${Object.keys(VARIANTS).join(', ')})`);
-    const windowing = win ? WINDOWS[win] : undefined;
-    if (win && !windowing) throw new Error(`unknown windows ${win} (${Object.keys(WINDOWS).join(', ')})`);
-    const d = await Denoiser.load(sharedPath('models', 'dfn3'), opts);
+    const system = await load(v);
     res[v] = [];
     for (let i = 0; i < cases.length; i++) {
       const c = cases[i]!;
-      const y48 = await d.channel({ windowing }).enhanceAll(inputs[i]!);
-      const y = resampleSinc(y48, 48_000, c.rate);
+      const y = resampleSinc(await system.run(inputs[i]!), 48_000, c.rate);
       const r = c.rate;
       res[v]!.push({
         whole: siSdr(c.clean, y) - (c.snr === null ? 0 : siSdr(c.clean, c.noisy)),
@@ -93,7 +91,7 @@ try {
           (c.snr === null ? 0 : siSdr(c.clean.subarray(0, r), c.noisy.subarray(0, r))),
       });
     }
-    await d.close();
+    await system.close();
   }
   console.log(
     `file                          input1s | ${names.map((n) => `${n} whole/1st (groups: mean whole, mean 1st, worst whole)`).join(' | ')}`,
@@ -131,4 +129,28 @@ try {
   );
 } finally {
   rmSync(work, { recursive: true, force: true });
+}
+
+/** A named variant of ours, or a peer: 48 kHz mono in, 48 kHz out. */
+interface System {
+  run: (x: Float32Array) => Promise<Float32Array>;
+  close: () => Promise<void>;
+}
+
+async function load(v: string): Promise<System> {
+  if (v === 'rnnoise') return { run: rnnoise, close: async () => {} };
+  if (v === 'gtcrn') {
+    const g = await Gtcrn.load(sharedPath('models', 'gtcrn', 'gtcrn_simple.onnx'));
+    return {
+      run: async (x) => resampleSinc(await g.run(resampleSinc(x, 48_000, GTCRN_RATE)), GTCRN_RATE, 48_000),
+      close: () => g.close(),
+    };
+  }
+  const [base, win] = v.split('+');
+  const opts = VARIANTS[base!];
+  if (!opts) throw new Error(`unknown variant ${v} (${[...Object.keys(VARIANTS), 'rnnoise', 'gtcrn'].join(', ')})`);
+  const windowing = win ? WINDOWS[win] : undefined;
+  if (win && !windowing) throw new Error(`unknown windows ${win} (${Object.keys(WINDOWS).join(', ')})`);
+  const d = await Denoiser.load(sharedPath('models', 'dfn3'), opts);
+  return { run: (x) => d.channel({ windowing }).enhanceAll(x), close: () => d.close() };
 }

@@ -11,6 +11,7 @@ const benches: [file: string, what: string][] = [
   ],
   ['bench/denoise.ts', 'voice cleaning SI-SDR vs RNNoise, passthrough, real-time factor and memory on 30 min'],
   ['bench/denoise-vocals.ts', 'voice cleaning on a sung vocal stem (denoiseVocals): SI-SDR with bleed, per limit'],
+  ['bench/denoise-guard-cost.ts', 'voice cleaning time with and without the held-voice guard (RNNoise beside it)'],
   ['bench/analyze.ts', 'BPM and key accuracy (with MIREX score) vs music-tempo, and speed'],
   ['bench/analyze-tempo.ts', 'tempo Acc1/Acc2 on one labelled set, per meter and drums, every miss with its ratio'],
   [

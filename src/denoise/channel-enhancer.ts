@@ -1,10 +1,12 @@
 import { enhanceFrame } from './deep-filter.ts';
 import { FeatureExtractor } from './features.ts';
 import { FrameBuffer } from './frame-buffer.ts';
+import { HeldVoiceGuard } from './held-voice-guard.ts';
 import type { Dfn3Network } from './network.ts';
 import { OpeningGuard } from './opening-guard.ts';
 import { passWeight, SpeechLossGuard } from './output-guard.ts';
 import type { RealFft } from '../dsp/fft.ts';
+import type { RnnoiseModule } from './rnnoise.ts';
 import { StftAnalyzer, StftSynthesizer } from './stft.ts';
 
 /**
@@ -38,6 +40,8 @@ export interface ChannelDsp {
   startupSamples: number;
   /** Output guards (output-guard.ts, opening-guard.ts); false = the model's output everywhere. */
   guard: boolean;
+  /** RNNoise for the held-voice guard (held-voice-guard.ts); null = no such guard. */
+  rnnoise: RnnoiseModule | null;
 }
 
 export interface ChannelOptions {
@@ -63,6 +67,7 @@ export class ChannelEnhancer {
   /** The output guards' per-channel state (used only when `dsp.guard`). */
   private readonly lossGuard: SpeechLossGuard;
   private readonly openingGuard: OpeningGuard;
+  private readonly heldVoiceGuard: HeldVoiceGuard | undefined;
   private readonly hopBuf: Float32Array;
   private hopFill = 0;
   private nextStart = 0;
@@ -105,6 +110,8 @@ export class ChannelEnhancer {
     this.cplx = new FrameBuffer(2 * p.nbDf, rows);
     this.lossGuard = new SpeechLossGuard(rows);
     this.openingGuard = new OpeningGuard(dsp.widths, rows);
+    if (dsp.guard && dsp.rnnoise)
+      this.heldVoiceGuard = new HeldVoiceGuard(dsp.rnnoise, dsp.fft, dsp.window, dsp.widths, rows);
     this.hopBuf = new Float32Array(p.hopSize);
     this.delayLeft = p.fftSize - p.hopSize;
     const maxFrames = win.blockFrames + win.contextFrames + win.crossfadeFrames;
@@ -157,6 +164,7 @@ export class ChannelEnhancer {
     this.feed(new Float32Array(this.dsp.window.length));
     if (this.hopFill > 0) this.feed(new Float32Array(this.hop - this.hopFill));
     while (this.nextStart < this.spec.end) await this.runWindow(true);
+    this.heldVoiceGuard?.close();
     return this.takeOutput(total - this.samplesOut);
   }
 
@@ -207,6 +215,7 @@ export class ChannelEnhancer {
         this.analyzer.analyze(this.hopBuf, spec);
         this.features.extract(spec, this.erb.push(), this.cplx.push());
         this.lossGuard.track(spec);
+        this.heldVoiceGuard?.track(this.hopBuf);
         if (this.dsp.guard) this.openingGuard.track(spec, this.spec.end);
       }
     }
@@ -259,6 +268,7 @@ export class ChannelEnhancer {
       if (this.dsp.guard && x) mix = Math.max(mix, this.lossGuard.mix(j, y));
       if (mix > 0 && x) for (let i = 0; i < y.length; i++) y[i] = y[i]! * (1 - mix) + x[i]! * mix;
       if (this.dsp.guard && x) this.openingGuard.limit(j, x, y);
+      if (x) this.heldVoiceGuard?.apply(j, x, y);
       const lowCut = this.dsp.lowCut;
       for (let k = 0; k < lowCut.length; k++) {
         y[2 * k]! *= lowCut[k]!;
@@ -280,6 +290,7 @@ export class ChannelEnhancer {
     this.cplx.dropBefore(keepFrom);
     this.lossGuard.dropBefore(keepFrom);
     this.openingGuard.dropBefore(keepFrom);
+    this.heldVoiceGuard?.dropBefore(keepFrom);
   }
 
   private emit(spec: Float32Array): void {

@@ -3,6 +3,7 @@ import { erbWidths } from './erb.ts';
 import { RealFft } from '../dsp/fft.ts';
 import { loadDfn3Model, normAlpha, type DfParams } from './model-files.ts';
 import { Dfn3Network, type NetworkOptions } from './network.ts';
+import { loadRnnoise, RNNOISE_FRAME } from './rnnoise.ts';
 import { vorbisWindow } from './stft.ts';
 
 export interface DenoiserOptions extends NetworkOptions {
@@ -13,8 +14,10 @@ export interface DenoiserOptions extends NetworkOptions {
    * 'mirror' (default) or 'none' (upstream's cold start; for comparisons).
    */
   startup?: 'mirror' | 'none';
-  /** The output guards (output-guard.ts, opening-guard.ts); default on, false for comparisons. */
+  /** The output guards (output-guard.ts, opening-guard.ts, held-voice-guard.ts); default on, false for comparisons. */
   guard?: boolean;
+  /** The held-voice guard alone (held-voice-guard.ts); default on with the others, false for comparisons. */
+  heldVoiceGuard?: boolean;
   /**
    * The feature normalisations' time constant, seconds (default: the model's norm_tau, 1 s), and the
    * one used while a state rises (default: the same). For comparisons only: no other setting kept
@@ -70,6 +73,10 @@ export class Denoiser {
       throw new Error(`unsupported DeepFilterNet STFT: fft_size ${p.fftSize}, hop_size ${p.hopSize}`);
     }
     const net = await Dfn3Network.create(model, opts);
+    const held = (opts.guard ?? true) && (opts.heldVoiceGuard ?? true);
+    if (held && (p.sampleRate !== 48_000 || p.hopSize !== RNNOISE_FRAME)) {
+      throw new Error(`the held-voice guard needs 48 kHz and a ${RNNOISE_FRAME}-sample hop`);
+    }
     const dsp: ChannelDsp = {
       fft: await RealFft.create(p.fftSize),
       window: vorbisWindow(p.fftSize),
@@ -78,6 +85,7 @@ export class Denoiser {
       lowCut: lowCutGains(p, opts.highPassHz ?? DEFAULT_HIGH_PASS_HZ),
       startupSamples: opts.startup === 'none' ? 0 : Math.round(STARTUP_SECONDS * p.sampleRate),
       guard: opts.guard ?? true,
+      rnnoise: held ? await loadRnnoise() : null,
       alphaUp: normAlpha({ ...p, normTau: opts.normUpSeconds ?? opts.normSeconds ?? p.normTau }),
     };
     return new Denoiser(p, net, dsp);

@@ -1,4 +1,4 @@
-// @echogarden/rnnoise-wasm ships no types; bench/denoise-rnnoise.ts types the module it returns.
+// @echogarden/rnnoise-wasm ships no types; src/denoise/rnnoise.ts types the module it returns.
 declare module '@echogarden/rnnoise-wasm' {
   const factory: () => Promise<unknown>;
   export default factory;

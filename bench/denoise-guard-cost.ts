@@ -1,0 +1,42 @@
+/**
+ * What the held-voice guard (src/denoise/held-voice-guard.ts: RNNoise run beside DeepFilterNet3)
+ * costs in speed: the same Denoiser with and without it, in process on one thread, alternating the
+ * two sides for ROUNDS rounds on SECONDS of noisy speech (shared/audio/denoise/noisy_snr0.wav
+ * looped), medians and their ratio.
+ *
+ *   node bin/run-ts.mjs bench/denoise-guard-cost.ts [SECONDS=60] [ROUNDS=5]
+ */
+import { cpus } from 'node:os';
+import { Denoiser } from '../src/denoise/denoiser.ts';
+import { sharedPath } from '../support/shared.ts';
+import { readMono } from './denoise-mixes.ts';
+
+const seconds = Number(process.argv[2] ?? 60);
+const rounds = Number(process.argv[3] ?? 5);
+const clip = await readMono(sharedPath('audio', 'denoise', 'noisy_snr0.wav'), 48_000);
+const x = new Float32Array(seconds * 48_000);
+for (let i = 0; i < x.length; i++) x[i] = clip[i % clip.length]!;
+const sides = {
+  'with the guard': await Denoiser.load(sharedPath('models', 'dfn3')),
+  'without it': await Denoiser.load(sharedPath('models', 'dfn3'), { heldVoiceGuard: false }),
+};
+const times: Record<string, number[]> = { 'with the guard': [], 'without it': [] };
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+console.log(`${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores; ${seconds} s of audio, ${rounds} rounds`);
+for (let r = 0; r < rounds; r++) {
+  const order = Object.entries(sides);
+  if (r % 2) order.reverse();
+  for (const [name, d] of order) {
+    const t0 = performance.now();
+    await d.channel().enhanceAll(x);
+    const rtf = (performance.now() - t0) / 1000 / seconds;
+    times[name]!.push(rtf);
+    console.log(`round ${r + 1} ${name.padEnd(15)} RTF ${rtf.toFixed(4)}`);
+  }
+}
+const on = median(times['with the guard']!);
+const off = median(times['without it']!);
+console.log(
+  `median RTF: with the guard ${on.toFixed(4)}, without it ${off.toFixed(4)}; ratio ${(on / off).toFixed(3)}`,
+);
+for (const d of Object.values(sides)) await d.close();
