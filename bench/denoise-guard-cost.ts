@@ -8,6 +8,7 @@
  */
 import { cpus } from 'node:os';
 import { Denoiser } from '../src/denoise/denoiser.ts';
+import { median } from '../support/median.ts';
 import { sharedPath } from '../support/shared.ts';
 import { readMono } from './denoise-mixes.ts';
 
@@ -16,27 +17,25 @@ const rounds = Number(process.argv[3] ?? 5);
 const clip = await readMono(sharedPath('audio', 'denoise', 'noisy_snr0.wav'), 48_000);
 const x = new Float32Array(seconds * 48_000);
 for (let i = 0; i < x.length; i++) x[i] = clip[i % clip.length]!;
-const sides = {
-  'with the guard': await Denoiser.load(sharedPath('models', 'dfn3')),
-  'without it': await Denoiser.load(sharedPath('models', 'dfn3'), { heldVoiceGuard: false }),
-};
-const times: Record<string, number[]> = { 'with the guard': [], 'without it': [] };
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const sides = [
+  { name: 'with the guard', d: await Denoiser.load(sharedPath('models', 'dfn3')), rtf: [] as number[] },
+  {
+    name: 'without it',
+    d: await Denoiser.load(sharedPath('models', 'dfn3'), { heldVoiceGuard: false }),
+    rtf: [] as number[],
+  },
+];
 console.log(`${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores; ${seconds} s of audio, ${rounds} rounds`);
 for (let r = 0; r < rounds; r++) {
-  const order = Object.entries(sides);
-  if (r % 2) order.reverse();
-  for (const [name, d] of order) {
+  for (const side of r % 2 ? [...sides].reverse() : sides) {
     const t0 = performance.now();
-    await d.channel().enhanceAll(x);
-    const rtf = (performance.now() - t0) / 1000 / seconds;
-    times[name]!.push(rtf);
-    console.log(`round ${r + 1} ${name.padEnd(15)} RTF ${rtf.toFixed(4)}`);
+    await side.d.channel().enhanceAll(x);
+    side.rtf.push((performance.now() - t0) / 1000 / seconds);
+    console.log(`round ${r + 1} ${side.name.padEnd(15)} RTF ${side.rtf.at(-1)!.toFixed(4)}`);
   }
 }
-const on = median(times['with the guard']!);
-const off = median(times['without it']!);
+const [on, off] = sides.map((side) => median(side.rtf)) as [number, number];
 console.log(
   `median RTF: with the guard ${on.toFixed(4)}, without it ${off.toFixed(4)}; ratio ${(on / off).toFixed(3)}`,
 );
-for (const d of Object.values(sides)) await d.close();
+for (const side of sides) await side.d.close();

@@ -12,6 +12,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { probeAudio } from '../src/audio/probe.ts';
 import { countingRate, measureDecodedLength } from '../src/audio/decoded-length.ts';
+import { median } from '../support/median.ts';
 
 const runs = Number(process.argv[2] ?? 3);
 const file = process.argv[3] ?? join(tmpdir(), 'stemforge-bench-60min.mp3');
@@ -79,11 +80,6 @@ for (let i = 0; i < runs; i++) {
   }
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 console.log(
   `node ${process.version}, ffmpeg ${execFileSync('ffmpeg', ['-version']).toString().split(' ')[2]}, ${cpus()[0]?.model} x${cpus().length}, ` +
     `${(statSync(file).size / 1e6).toFixed(1)} MB file, ${runs} alternating runs per side`,

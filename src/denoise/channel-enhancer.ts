@@ -40,7 +40,7 @@ export interface ChannelDsp {
   startupSamples: number;
   /** Output guards (output-guard.ts, opening-guard.ts); false = the model's output everywhere. */
   guard: boolean;
-  /** RNNoise for the held-voice guard (held-voice-guard.ts); null = no such guard. */
+  /** RNNoise for the held-voice guard (held-voice-guard.ts); null = no such guard (always null without `guard`). */
   rnnoise: RnnoiseModule | null;
 }
 
@@ -110,8 +110,7 @@ export class ChannelEnhancer {
     this.cplx = new FrameBuffer(2 * p.nbDf, rows);
     this.lossGuard = new SpeechLossGuard(rows);
     this.openingGuard = new OpeningGuard(dsp.widths, rows);
-    if (dsp.guard && dsp.rnnoise)
-      this.heldVoiceGuard = new HeldVoiceGuard(dsp.rnnoise, dsp.fft, dsp.window, dsp.widths, rows);
+    if (dsp.rnnoise) this.heldVoiceGuard = new HeldVoiceGuard(dsp.rnnoise, dsp.fft, dsp.window, dsp.widths, rows);
     this.hopBuf = new Float32Array(p.hopSize);
     this.delayLeft = p.fftSize - p.hopSize;
     const maxFrames = win.blockFrames + win.contextFrames + win.crossfadeFrames;

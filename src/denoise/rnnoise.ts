@@ -45,31 +45,33 @@ const abandoned = new FinalizationRegistry<Native>(free);
 
 /** One RNNoise stream: 480 samples in, 480 samples out, one frame late. Call `close()` when done. */
 export class RnnoiseStream {
-  private readonly state: number;
-  private readonly inPtr: number;
-  private readonly outPtr: number;
+  private readonly native: Native;
   private readonly buf = new Float32Array(RNNOISE_FRAME);
 
-  constructor(private readonly m: RnnoiseModule) {
+  constructor(m: RnnoiseModule) {
     if (m._rnnoise_get_frame_size() !== RNNOISE_FRAME) throw new Error('unexpected RNNoise frame size');
-    this.state = m._rnnoise_create(0);
-    this.inPtr = m._malloc(RNNOISE_FRAME * 4);
-    this.outPtr = m._malloc(RNNOISE_FRAME * 4);
-    abandoned.register(this, { m, state: this.state, inPtr: this.inPtr, outPtr: this.outPtr }, this);
+    this.native = {
+      m,
+      state: m._rnnoise_create(0),
+      inPtr: m._malloc(RNNOISE_FRAME * 4),
+      outPtr: m._malloc(RNNOISE_FRAME * 4),
+    };
+    abandoned.register(this, this.native, this);
   }
 
   /** Processes one frame of samples in [-1, 1] into `out` (the previous frame's, denoised). */
   process(frame: Float32Array, out: Float32Array): void {
-    const { m, buf } = this;
+    const { m, state, inPtr, outPtr } = this.native;
+    const buf = this.buf;
     for (let i = 0; i < RNNOISE_FRAME; i++) buf[i] = frame[i]! * 32768;
-    m.HEAPF32.set(buf, this.inPtr >> 2);
-    m._rnnoise_process_frame(this.state, this.outPtr, this.inPtr);
-    const o = m.HEAPF32.subarray(this.outPtr >> 2, (this.outPtr >> 2) + RNNOISE_FRAME);
+    m.HEAPF32.set(buf, inPtr >> 2);
+    m._rnnoise_process_frame(state, outPtr, inPtr);
+    const o = m.HEAPF32.subarray(outPtr >> 2, (outPtr >> 2) + RNNOISE_FRAME);
     for (let i = 0; i < RNNOISE_FRAME; i++) out[i] = o[i]! / 32768;
   }
 
+  /** Frees the stream's WASM memory; later calls do nothing. */
   close(): void {
-    if (!abandoned.unregister(this)) return;
-    free({ m: this.m, state: this.state, inPtr: this.inPtr, outPtr: this.outPtr });
+    if (abandoned.unregister(this)) free(this.native);
   }
 }
