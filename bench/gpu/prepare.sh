@@ -2,7 +2,7 @@
 # Packs what bench/separate-gpu.ts needs on a GPU machine that has no network, no Node and no Vulkan
 # loader (a lent machine; docs/separation.md, "WebGPU workers: the GPU bench"), into .gpu-bench/:
 #   bundle.tar.xz   Node, the bench as one JavaScript file, onnxruntime-node (linux x64) and PFFFT,
-#                   Debian's libvulkan1, the song as raw float32, the model's checksum
+#                   Debian's libvulkan1 and libglvnd, the song as raw float32, the model's checksum
 #   model.part-*    htdemucs.onnx in pieces that each fit one call's 64 MiB of carried files
 # Run here, once, after `npm ci`, on x86-64 Debian with ffmpeg: bash bench/gpu/prepare.sh
 set -euo pipefail
@@ -27,12 +27,16 @@ cp -r node_modules/@echogarden/pffft-wasm "$stage/node_modules/@echogarden/"
 node_bin=$( [ -x node_modules/.bin/node ] && readlink -f node_modules/.bin/node || command -v node )
 cp "$node_bin" "$stage/node"
 
-# The Vulkan loader (the NVIDIA driver brings its Vulkan driver, not the loader).
+# The Vulkan loader, and the GL vendor-neutral dispatch libraries NVIDIA's Vulkan driver
+# (libGLX_nvidia.so.0) loads: without libglvnd it cannot hand out vkCreateInstance ("Could not get
+# 'vkCreateInstance' via 'vk_icdGetInstanceProcAddr'", seen on a lent H200 on 2026-11-28).
 lists=$(mktemp -d)
 apt_opts=(-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 "-oDir::State::Lists=$lists" -qq)
 mkdir -p "$lists/partial"
 apt-get "${apt_opts[@]}" update
-(cd "$stage" && apt-get "${apt_opts[@]}" download libvulkan1)
+mkdir -p "$stage/debs"
+(cd "$stage/debs" && apt-get "${apt_opts[@]}" download libvulkan1 libglvnd0 libglx0 libgl1 libegl1 libopengl0 libgles2 \
+  libx11-6 libx11-data libxext6 libxcb1 libxau6 libxdmcp6 libbsd0 libmd0)
 rm -rf "$lists"
 
 # The song: the first 30 s of shared/audio/music's Vibe Ace as raw interleaved float32 stereo at 44.1 kHz

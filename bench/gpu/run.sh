@@ -32,9 +32,10 @@ if [ ! -f "$model" ]; then
   mv "$model.tmp" "$model"
 fi
 
-# Vulkan: the loader from the bundle where the machine has none; NVIDIA's ICD where the driver keeps it.
-if ! ldconfig -p | grep -q 'libvulkan\.so\.1'; then
-  for deb in "$stage"/run/libvulkan1_*.deb; do dpkg -x "$deb" /; done
+# Vulkan: the loader and libglvnd from the bundle where the machine lacks them (NVIDIA's Vulkan
+# driver lives in libGLX_nvidia, which needs libGLdispatch); NVIDIA's ICD where the driver keeps it.
+if ! ldconfig -p | grep -q 'libvulkan\.so\.1' || ! ldconfig -p | grep -q 'libGLdispatch\.so\.0'; then
+  for deb in "$stage"/run/debs/*.deb; do dpkg -x "$deb" /; done
   ldconfig
 fi
 nvidia_icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
