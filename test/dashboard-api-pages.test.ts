@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, assert, beforeAll, describe, expect, test } from 'vitest';
 import { bootstrapLocalAccount } from '../src/bootstrap.ts';
-import { DASHBOARD_CSP, dashboardCsp } from '../src/dashboard/static.ts';
+import { DASHBOARD_CSP, dashboardCsp } from '../src/dashboard/routes/pages.ts';
 import { createBlobStore } from '../src/storage/create-blob-store.ts';
 import { UrlSigner } from '../src/storage/url-signer.ts';
 import { loadConfig } from '../src/config.ts';

@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../src/domain/errors.ts';
-import { registerBlobRoutes } from '../src/http/blob-routes.ts';
+import { registerBlobRoutes } from '../src/http/routes/blobs.ts';
 import type { BlobStore } from '../src/storage/blob-store.ts';
 import { DiskBlobStore } from '../src/storage/disk-store.ts';
 import { BlobNotFoundError, BlobTooLargeError, InvalidBlobKeyError } from '../src/storage/errors.ts';

@@ -12,7 +12,7 @@ import { accountUsage } from '../store/usage.ts';
 import { hashPassword } from './password.ts';
 
 /**
- * What an admin does to accounts, for the admin API (`src/http/admin.ts`) and the dashboard's admin
+ * What an admin does to accounts, for the admin API (`src/http/routes/admin.ts`) and the dashboard's admin
  * pages alike: both check that the caller is an admin before calling these.
  */
 export interface AdminDeps {

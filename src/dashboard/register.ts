@@ -1,15 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import { registerRoutes } from '../routing/route.ts';
 import type { Runtime } from '../runtime.ts';
-import { accountRoutes } from './account-routes.ts';
-import { adminRoutes } from './admin-routes.ts';
+import { accountRoutes } from './routes/account.ts';
+import { adminRoutes } from './routes/admin.ts';
 import { dashboardGuard } from './guard.ts';
-import { jobActionRoutes } from './job-action-routes.ts';
-import { jobRoutes } from './job-routes.ts';
-import { keyRoutes } from './key-routes.ts';
-import { sessionRoutes } from './session-routes.ts';
-import { DEFAULT_WEB_DIR, dashboardCsp, registerDashboardPages } from './static.ts';
-import { webhookRoutes } from './webhook-routes.ts';
+import { jobActionRoutes } from './routes/job-actions.ts';
+import { jobRoutes } from './routes/jobs.ts';
+import { keyRoutes } from './routes/keys.ts';
+import { sessionRoutes } from './routes/sessions.ts';
+import { DEFAULT_WEB_DIR, dashboardCsp, registerDashboardPages } from './routes/pages.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
 
 /**
  * The dashboard (docs/dashboard.md): its JSON API under /dashboard/api (session cookie + CSRF, not

@@ -6,7 +6,7 @@ import type { AuthContext } from './request-context.ts';
 
 /**
  * A route declared once: its zod schemas validate the request, check the response, and feed the
- * OpenAPI document (`src/http/openapi.ts`). Handlers receive parsed input and return the body.
+ * OpenAPI document (`src/http/openapi-document.ts`). Handlers receive parsed input and return the body.
  */
 // biome-ignore lint/suspicious/noExplicitAny: a list of routes holds every body, query and params type at once
 export type AnyRoute = RouteSpec<any, any, any>;

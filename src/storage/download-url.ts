@@ -5,7 +5,7 @@ import type { UrlSigner } from './url-signer.ts';
  * Signed download URLs that this API serves itself (disk adapter):
  * `${publicUrl}/v1/blobs/<key>?exp=<unix seconds>&name=<file name>&ct=<content type>&sig=<hex>`.
  * The signature covers the method, the key, the expiry, the file name and the content type, so none
- * of them can be changed without invalidating it (`src/http/blob-routes.ts` checks it).
+ * of them can be changed without invalidating it (`src/http/routes/blobs.ts` checks it).
  */
 export const BLOB_ROUTE_PREFIX = '/v1/blobs/';
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { lastDays } from '../../src/dashboard/account-routes.ts';
+import { lastDays } from '../../src/dashboard/routes/account.ts';
 import { clearedSessionCookie, readCookie, sessionCookie } from '../../src/dashboard/cookies.ts';
 import { DUMMY_HASH, hashPassword, verifyPassword } from '../../src/dashboard/password.ts';
 import { toBuckets } from '../../src/jobs/output-peaks.ts';

@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/domain/errors.ts';
-import { registerBlobRoutes } from '../../src/http/blob-routes.ts';
+import { registerBlobRoutes } from '../../src/http/routes/blobs.ts';
 import { DiskBlobStore } from '../../src/storage/disk-store.ts';
 import { UrlSigner } from '../../src/storage/url-signer.ts';
 

@@ -1,10 +1,10 @@
-import { defineRoute } from '../routing/route.ts';
-import { IdParams } from '../contract/common.ts';
-import { CreateWebhookRequest, WebhookCreated, WebhookDeleted, WebhookList } from '../contract/webhooks.ts';
-import { ApiError } from '../domain/errors.ts';
-import { deleteWebhook, listWebhooks, MAX_WEBHOOKS_PER_ACCOUNT } from '../store/webhooks.ts';
-import { presentWebhook, registerWebhook } from '../webhooks/account-webhooks.ts';
-import type { Runtime } from '../runtime.ts';
+import { defineRoute } from '../../routing/route.ts';
+import { IdParams } from '../../contract/common.ts';
+import { CreateWebhookRequest, WebhookCreated, WebhookDeleted, WebhookList } from '../../contract/webhooks.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { deleteWebhook, listWebhooks, MAX_WEBHOOKS_PER_ACCOUNT } from '../../store/webhooks.ts';
+import { presentWebhook, registerWebhook } from '../../webhooks/account-webhooks.ts';
+import type { Runtime } from '../../runtime.ts';
 
 export function webhookRoutes(rt: Runtime) {
   return [

@@ -9,8 +9,8 @@ import {
   CreditsGranted,
   GrantCreditsRequest,
   UsageQuery,
-} from '../contract/admin.ts';
-import { IdParams } from '../contract/common.ts';
+} from '../../contract/admin.ts';
+import { IdParams } from '../../contract/common.ts';
 import {
   createAccountAsAdmin,
   createKeyAsAdmin,
@@ -19,9 +19,9 @@ import {
   readAccount,
   setDisabledAsAdmin,
   usageAsAdmin,
-} from '../accounts/admin.ts';
-import { defineRoute } from '../routing/route.ts';
-import type { Runtime } from '../runtime.ts';
+} from '../../accounts/admin.ts';
+import { defineRoute } from '../../routing/route.ts';
+import type { Runtime } from '../../runtime.ts';
 
 /** Every admin route: an admin account's key only (403 ADMIN_REQUIRED for the others). */
 const base = { tag: 'Admin', auth: 'apiKey' as const, admin: true };

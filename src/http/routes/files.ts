@@ -1,14 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
-import { ApiError } from '../domain/errors.ts';
-import { deleteUpload, insertUpload, type UploadRow } from '../store/uploads.ts';
-import { newUploadRow, uploadPrefix } from '../uploads/grant.ts';
-import { ingestUpload } from '../uploads/ingest.ts';
-import { tooLarge } from '../uploads/receive.ts';
-import { defineRoute, registerRoutes } from '../routing/route.ts';
-import { UploadedFile } from '../contract/upload.ts';
-import type { AuthContext } from '../routing/request-context.ts';
-import type { Runtime } from '../runtime.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { deleteUpload, insertUpload, type UploadRow } from '../../store/uploads.ts';
+import { newUploadRow, uploadPrefix } from '../../uploads/grant.ts';
+import { ingestUpload } from '../../uploads/ingest.ts';
+import { tooLarge } from '../../uploads/receive.ts';
+import { defineRoute, registerRoutes } from '../../routing/route.ts';
+import { UploadedFile } from '../../contract/upload.ts';
+import type { AuthContext } from '../../routing/request-context.ts';
+import type { Runtime } from '../../runtime.ts';
 
 /** Form fields besides the file are ignored, but bounded, so a form cannot stream unbounded text. */
 const FORM_LIMITS = { files: 1, fields: 20, fieldSize: 4096, parts: 21, headerPairs: 100 };

@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../domain/errors.ts';
-import type { Metrics } from '../metrics/metrics.ts';
-import { defineRoute } from '../routing/route.ts';
+import { ApiError } from '../../domain/errors.ts';
+import type { Metrics } from '../../metrics/metrics.ts';
+import { defineRoute } from '../../routing/route.ts';
 
 export interface MetricsRouteDeps {
   metrics: Metrics;

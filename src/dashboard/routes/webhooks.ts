@@ -1,4 +1,4 @@
-import { IdParams } from '../contract/common.ts';
+import { IdParams } from '../../contract/common.ts';
 import {
   DashboardCreateWebhookRequest,
   DashboardWebhook,
@@ -6,17 +6,17 @@ import {
   DashboardWebhookList,
   DeliveryList,
   WebhookTestResult,
-} from '../contract/dashboard.ts';
-import { ApiError } from '../domain/errors.ts';
-import { defineRoute } from '../routing/route.ts';
-import { presentWebhook, registerWebhook } from '../webhooks/account-webhooks.ts';
-import type { Runtime } from '../runtime.ts';
-import { listWebhookDeliveries, TEST_EVENT } from '../store/webhook-deliveries.ts';
-import { jobTitles } from '../jobs/job-title.ts';
-import { deliveryOutcome } from './present-delivery.ts';
-import { deleteWebhook, enableWebhook, findWebhook, listWebhooks } from '../store/webhooks.ts';
-import { DASHBOARD_API, sessionOf } from './guard.ts';
-import { sendTestEvent } from './test-event.ts';
+} from '../../contract/dashboard.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { defineRoute } from '../../routing/route.ts';
+import { presentWebhook, registerWebhook } from '../../webhooks/account-webhooks.ts';
+import type { Runtime } from '../../runtime.ts';
+import { listWebhookDeliveries, TEST_EVENT } from '../../store/webhook-deliveries.ts';
+import { jobTitles } from '../../jobs/job-title.ts';
+import { deliveryOutcome } from '../present-delivery.ts';
+import { deleteWebhook, enableWebhook, findWebhook, listWebhooks } from '../../store/webhooks.ts';
+import { DASHBOARD_API, sessionOf } from '../guard.ts';
+import { sendTestEvent } from '../test-event.ts';
 
 const base = { tag: 'Dashboard', auth: 'none' as const };
 

@@ -3,11 +3,11 @@ import { readFile, stat } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { ApiError } from '../domain/errors.ts';
-import { MAX_PARAM_LENGTH, paramTooLongError } from '../routing/param-length.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { MAX_PARAM_LENGTH, paramTooLongError } from '../../routing/param-length.ts';
 
 /** Where `npm run build:web` writes the front end. */
-export const DEFAULT_WEB_DIR = fileURLToPath(new URL('../../web/dist/', import.meta.url));
+export const DEFAULT_WEB_DIR = fileURLToPath(new URL('../../../web/dist', import.meta.url));
 
 /**
  * No inline script anywhere and no JavaScript eval; `'wasm-unsafe-eval'` lets the player's tempo

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import { defineRoute } from '../routing/route.ts';
-import { IdParams, OffsetListQuery } from '../contract/common.ts';
+import { defineRoute } from '../../routing/route.ts';
+import { IdParams, OffsetListQuery } from '../../contract/common.ts';
 import {
   CreateSoundcloudJobRequest,
   CreateTrackJobRequest,
@@ -12,15 +12,15 @@ import {
   VideoJobCreated,
   VideoJobDetail,
   VideoJobList,
-} from '../contract/media-jobs.ts';
-import { ApiError, type ErrorCode } from '../domain/errors.ts';
-import { createTrackJob, createVideoJob } from '../jobs/create-media-job.ts';
-import { presentTrackJob, presentVideoJob } from '../jobs/present-media-job.ts';
-import type { IdempotentAnswer } from '../store/idempotency-keys.ts';
-import { findAccountJob, listJobs, type JobRow } from '../store/jobs.ts';
-import type { BlobStore } from '../storage/blob-store.ts';
-import type { Runtime } from '../runtime.ts';
-import { pollingHints } from './polling.ts';
+} from '../../contract/media-jobs.ts';
+import { ApiError, type ErrorCode } from '../../domain/errors.ts';
+import { createTrackJob, createVideoJob } from '../../jobs/create-media-job.ts';
+import { presentTrackJob, presentVideoJob } from '../../jobs/present-media-job.ts';
+import type { IdempotentAnswer } from '../../store/idempotency-keys.ts';
+import { findAccountJob, listJobs, type JobRow } from '../../store/jobs.ts';
+import type { BlobStore } from '../../storage/blob-store.ts';
+import type { Runtime } from '../../runtime.ts';
+import { pollingHints } from '../polling.ts';
 
 /**
  * A media resource: created from a site's address, read back with the site's fields, under the

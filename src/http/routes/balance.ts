@@ -1,8 +1,8 @@
-import { defineRoute } from '../routing/route.ts';
-import { Balance } from '../contract/account.ts';
-import { getBalance } from '../store/credits.ts';
-import { formatBalance, wholeMinutes } from '../domain/credits.ts';
-import type { Runtime } from '../runtime.ts';
+import { defineRoute } from '../../routing/route.ts';
+import { Balance } from '../../contract/account.ts';
+import { getBalance } from '../../store/credits.ts';
+import { formatBalance, wholeMinutes } from '../../domain/credits.ts';
+import type { Runtime } from '../../runtime.ts';
 
 export function balanceRoutes(rt: Runtime) {
   return [

@@ -1,16 +1,16 @@
 import type { z } from 'zod';
-import { IdParams } from '../contract/common.ts';
-import { DenoiseJob } from '../contract/denoise.ts';
-import { JobDetail } from '../contract/jobs.ts';
-import { TrackJobDetail, VideoJobDetail } from '../contract/media-jobs.ts';
-import type { JobKind } from '../domain/job-kinds.ts';
-import { cancelJob } from '../jobs/cancel-job.ts';
-import { presentDenoiseJob } from '../jobs/present-denoise-job.ts';
-import { presentTrackJob, presentVideoJob } from '../jobs/present-media-job.ts';
-import { presentStemJob } from '../jobs/present-stem-job.ts';
-import { defineRoute } from '../routing/route.ts';
-import type { Runtime } from '../runtime.ts';
-import type { JobRow } from '../store/jobs.ts';
+import { IdParams } from '../../contract/common.ts';
+import { DenoiseJob } from '../../contract/denoise.ts';
+import { JobDetail } from '../../contract/jobs.ts';
+import { TrackJobDetail, VideoJobDetail } from '../../contract/media-jobs.ts';
+import type { JobKind } from '../../domain/job-kinds.ts';
+import { cancelJob } from '../../jobs/cancel-job.ts';
+import { presentDenoiseJob } from '../../jobs/present-denoise-job.ts';
+import { presentTrackJob, presentVideoJob } from '../../jobs/present-media-job.ts';
+import { presentStemJob } from '../../jobs/present-stem-job.ts';
+import { defineRoute } from '../../routing/route.ts';
+import type { Runtime } from '../../runtime.ts';
+import type { JobRow } from '../../store/jobs.ts';
 
 interface Cancellable {
   kind: JobKind;

@@ -1,11 +1,11 @@
-import { LedgerPage, Overview, PageQuery } from '../contract/dashboard.ts';
-import { formatBalance, wholeMinutes } from '../domain/credits.ts';
-import { defineRoute } from '../routing/route.ts';
-import type { Runtime } from '../runtime.ts';
-import { getBalance } from '../store/credits.ts';
-import { chargedSecondsByDay, listLedgerPage } from '../store/ledger.ts';
-import { jobTitles } from '../jobs/job-title.ts';
-import { DASHBOARD_API, sessionOf } from './guard.ts';
+import { LedgerPage, Overview, PageQuery } from '../../contract/dashboard.ts';
+import { formatBalance, wholeMinutes } from '../../domain/credits.ts';
+import { defineRoute } from '../../routing/route.ts';
+import type { Runtime } from '../../runtime.ts';
+import { getBalance } from '../../store/credits.ts';
+import { chargedSecondsByDay, listLedgerPage } from '../../store/ledger.ts';
+import { jobTitles } from '../../jobs/job-title.ts';
+import { DASHBOARD_API, sessionOf } from '../guard.ts';
 
 const base = { tag: 'Dashboard', auth: 'none' as const };
 const USAGE_DAYS = 30;

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { IdParams } from '../contract/common.ts';
+import { IdParams } from '../../contract/common.ts';
 import {
   CreateDashboardJobRequest,
   DashboardJobCreated,
@@ -9,20 +9,20 @@ import {
   JobsPage,
   JobsQuery,
   JobView,
-} from '../contract/dashboard.ts';
-import { ApiError } from '../domain/errors.ts';
-import { grantUpload } from '../uploads/grant.ts';
-import { defineRoute } from '../routing/route.ts';
-import { createDenoiseJob } from '../jobs/create-denoise-job.ts';
-import { createStemJob } from '../jobs/create-stem-job.ts';
-import { createTrackJob, createVideoJob } from '../jobs/create-media-job.ts';
-import type { Runtime } from '../runtime.ts';
-import { findAccountJob } from '../store/jobs.ts';
-import { DASHBOARD_API, sessionOf } from './guard.ts';
-import { jobPeaks } from '../jobs/output-peaks.ts';
-import { runningFacts } from '../jobs/running-facts.ts';
-import { searchJobs } from '../jobs/search-jobs.ts';
-import { presentSummary, presentView, relativeToSite } from './present-job.ts';
+} from '../../contract/dashboard.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { grantUpload } from '../../uploads/grant.ts';
+import { defineRoute } from '../../routing/route.ts';
+import { createDenoiseJob } from '../../jobs/create-denoise-job.ts';
+import { createStemJob } from '../../jobs/create-stem-job.ts';
+import { createTrackJob, createVideoJob } from '../../jobs/create-media-job.ts';
+import type { Runtime } from '../../runtime.ts';
+import { findAccountJob } from '../../store/jobs.ts';
+import { DASHBOARD_API, sessionOf } from '../guard.ts';
+import { jobPeaks } from '../../jobs/output-peaks.ts';
+import { runningFacts } from '../../jobs/running-facts.ts';
+import { searchJobs } from '../../jobs/search-jobs.ts';
+import { presentSummary, presentView, relativeToSite } from '../present-job.ts';
 
 const base = { tag: 'Dashboard', auth: 'none' as const };
 

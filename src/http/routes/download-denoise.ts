@@ -1,10 +1,10 @@
-import { defineRoute } from '../routing/route.ts';
-import { IdParams } from '../contract/common.ts';
-import { ApiError } from '../domain/errors.ts';
-import { findAccountJob } from '../store/jobs.ts';
-import { denoisedOutput } from '../jobs/present-denoise-job.ts';
-import { DOWNLOAD_URL_TTL_SECONDS } from '../jobs/outputs.ts';
-import type { Runtime } from '../runtime.ts';
+import { defineRoute } from '../../routing/route.ts';
+import { IdParams } from '../../contract/common.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { findAccountJob } from '../../store/jobs.ts';
+import { denoisedOutput } from '../../jobs/present-denoise-job.ts';
+import { DOWNLOAD_URL_TTL_SECONDS } from '../../jobs/outputs.ts';
+import type { Runtime } from '../../runtime.ts';
 
 /**
  * `GET {site}/api/files/download-denoise/{id}` (Bearer key): a 302 to a freshly signed 1-hour URL of

@@ -1,7 +1,7 @@
-import { defineRoute } from '../routing/route.ts';
-import { UploadGrant, UploadGrantRequest } from '../contract/upload.ts';
-import { grantUpload } from '../uploads/grant.ts';
-import type { Runtime } from '../runtime.ts';
+import { defineRoute } from '../../routing/route.ts';
+import { UploadGrant, UploadGrantRequest } from '../../contract/upload.ts';
+import { grantUpload } from '../../uploads/grant.ts';
+import type { Runtime } from '../../runtime.ts';
 
 export function uploadGrantRoutes(rt: Runtime) {
   return [

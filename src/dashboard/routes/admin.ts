@@ -7,7 +7,7 @@ import {
   readAccount,
   setDisabledAsAdmin,
   usageAsAdmin,
-} from '../accounts/admin.ts';
+} from '../../accounts/admin.ts';
 import {
   AccountKeyCreated,
   AccountListQuery,
@@ -19,12 +19,12 @@ import {
   CreditsGranted,
   GrantCreditsRequest,
   UsageQuery,
-} from '../contract/admin.ts';
-import { IdParams } from '../contract/common.ts';
-import { ApiError } from '../domain/errors.ts';
-import { defineRoute } from '../routing/route.ts';
-import type { Runtime } from '../runtime.ts';
-import { DASHBOARD_API, sessionOf } from './guard.ts';
+} from '../../contract/admin.ts';
+import { IdParams } from '../../contract/common.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { defineRoute } from '../../routing/route.ts';
+import type { Runtime } from '../../runtime.ts';
+import { DASHBOARD_API, sessionOf } from '../guard.ts';
 
 const base = { tag: 'Dashboard', auth: 'none' as const };
 const ADMIN = `${DASHBOARD_API}/admin`;

@@ -1,19 +1,19 @@
-import { defineRoute } from '../routing/route.ts';
-import { IdParams } from '../contract/common.ts';
+import { defineRoute } from '../../routing/route.ts';
+import { IdParams } from '../../contract/common.ts';
 import {
   CreateDenoiseJobRequest,
   DenoiseJob,
   DenoiseJobCreated,
   DenoiseJobList,
   DenoiseListQuery,
-} from '../contract/denoise.ts';
-import { ApiError } from '../domain/errors.ts';
-import { findAccountJob, listJobs } from '../store/jobs.ts';
-import { createDenoiseJob } from '../jobs/create-denoise-job.ts';
-import { presentDenoiseJob } from '../jobs/present-denoise-job.ts';
+} from '../../contract/denoise.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { findAccountJob, listJobs } from '../../store/jobs.ts';
+import { createDenoiseJob } from '../../jobs/create-denoise-job.ts';
+import { presentDenoiseJob } from '../../jobs/present-denoise-job.ts';
 import { downloadDenoiseRoute } from './download-denoise.ts';
-import type { Runtime } from '../runtime.ts';
-import { pollingHints } from './polling.ts';
+import type { Runtime } from '../../runtime.ts';
+import { pollingHints } from '../polling.ts';
 
 /** `/v1/denoise-jobs` (create, list, get) and the site-level download route. */
 export function denoiseJobRoutes(rt: Runtime) {

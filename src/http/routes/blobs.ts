@@ -1,12 +1,12 @@
 import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../domain/errors.ts';
-import { assertBlobKey, isBlobKey } from '../storage/blob-key.ts';
-import type { BlobStore } from '../storage/blob-store.ts';
-import { parseByteRange } from '../storage/byte-range.ts';
-import { attachmentDisposition } from '../storage/content-disposition.ts';
-import { BLOB_ROUTE_PREFIX, verifyDownloadQuery } from '../storage/download-url.ts';
-import type { UrlSigner } from '../storage/url-signer.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { assertBlobKey, isBlobKey } from '../../storage/blob-key.ts';
+import type { BlobStore } from '../../storage/blob-store.ts';
+import { parseByteRange } from '../../storage/byte-range.ts';
+import { attachmentDisposition } from '../../storage/content-disposition.ts';
+import { BLOB_ROUTE_PREFIX, verifyDownloadQuery } from '../../storage/download-url.ts';
+import type { UrlSigner } from '../../storage/url-signer.ts';
 
 export interface BlobRouteDeps {
   store: BlobStore;

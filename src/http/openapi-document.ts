@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { errorCatalog } from '../domain/errors.ts';
 import { ErrorBody } from '../contract/common.ts';
-import { DOCS_HTML, docsHeaders } from './docs-page.ts';
+import { DOCS_HTML, docsHeaders } from './routes/docs.ts';
 import { type AnyRoute, defineRoute, isIdempotent } from '../routing/route.ts';
 
 const AUTH_ERRORS = [

@@ -1,9 +1,9 @@
-import { pingDatabase } from '../store/db.ts';
+import { pingDatabase } from '../../store/db.ts';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { z } from 'zod';
-import { defineRoute } from '../routing/route.ts';
-import type { Runtime } from '../runtime.ts';
+import { defineRoute } from '../../routing/route.ts';
+import type { Runtime } from '../../runtime.ts';
 
 const run = promisify(execFile);
 

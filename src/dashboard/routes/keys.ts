@@ -1,10 +1,10 @@
-import { IdParams } from '../contract/common.ts';
-import { CreateKeyRequest, KeyCreated, KeyList } from '../contract/dashboard.ts';
-import { ApiError } from '../domain/errors.ts';
-import { defineRoute } from '../routing/route.ts';
-import type { Runtime } from '../runtime.ts';
-import { type ApiKeyInfo, createApiKey, listApiKeys, revokeApiKey } from '../store/api-keys.ts';
-import { DASHBOARD_API, sessionOf } from './guard.ts';
+import { IdParams } from '../../contract/common.ts';
+import { CreateKeyRequest, KeyCreated, KeyList } from '../../contract/dashboard.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { defineRoute } from '../../routing/route.ts';
+import type { Runtime } from '../../runtime.ts';
+import { type ApiKeyInfo, createApiKey, listApiKeys, revokeApiKey } from '../../store/api-keys.ts';
+import { DASHBOARD_API, sessionOf } from '../guard.ts';
 
 const base = { tag: 'Dashboard', auth: 'none' as const };
 

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../domain/errors.ts';
+import { ApiError } from '../../domain/errors.ts';
 
 /**
  * The `/docs` page: Swagger UI (the `swagger-ui-dist` package, served from this process; nothing is

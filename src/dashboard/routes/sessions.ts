@@ -1,14 +1,14 @@
-import { ChangePasswordRequest, SessionInfo, SignInRequest } from '../contract/dashboard.ts';
-import { ApiError } from '../domain/errors.ts';
-import { defineRoute } from '../routing/route.ts';
-import type { Runtime } from '../runtime.ts';
-import { findCredentials, findPasswordHash, setPasswordHash } from '../store/account-passwords.ts';
-import { deleteOtherSessions, deleteSession } from '../store/sessions.ts';
-import { clearedSessionCookie, sessionCookie } from './cookies.ts';
-import { DASHBOARD_API, sessionOf } from './guard.ts';
-import { DUMMY_HASH, hashPassword, verifyPassword } from './password.ts';
-import { SESSION_IDLE_SECONDS, startSession } from './sessions.ts';
-import { throttleSignIn } from './throttle.ts';
+import { ChangePasswordRequest, SessionInfo, SignInRequest } from '../../contract/dashboard.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { defineRoute } from '../../routing/route.ts';
+import type { Runtime } from '../../runtime.ts';
+import { findCredentials, findPasswordHash, setPasswordHash } from '../../store/account-passwords.ts';
+import { deleteOtherSessions, deleteSession } from '../../store/sessions.ts';
+import { clearedSessionCookie, sessionCookie } from '../cookies.ts';
+import { DASHBOARD_API, sessionOf } from '../guard.ts';
+import { DUMMY_HASH, hashPassword, verifyPassword } from '../password.ts';
+import { SESSION_IDLE_SECONDS, startSession } from '../sessions.ts';
+import { throttleSignIn } from '../throttle.ts';
 
 const base = { tag: 'Dashboard', auth: 'none' as const };
 
