@@ -27,7 +27,7 @@ import { holdWholeFileDownloads, STEM_DOWNLOADS } from '../support/hold-download
 import { commitFinishedJob } from '../test/helpers/finished-job.ts';
 import { createAccount } from '../src/store/accounts.ts';
 import { setPasswordHash } from '../src/store/account-passwords.ts';
-import { hashPassword } from '../src/dashboard/password.ts';
+import { hashPassword } from '../src/accounts/password.ts';
 
 const rounds = Number(process.argv[2] ?? 3);
 const root = resolve(import.meta.dirname, '..');

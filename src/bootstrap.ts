@@ -2,7 +2,7 @@ import type { Runtime } from './runtime.ts';
 import { countAccounts, createAccount } from './store/accounts.ts';
 import { createApiKey } from './store/api-keys.ts';
 import { setPasswordHash } from './store/account-passwords.ts';
-import { generatePassword, hashPassword } from './dashboard/password.ts';
+import { generatePassword, hashPassword } from './accounts/password.ts';
 
 /**
  * On the first start of an empty instance, creates a local account (email STEMFORGE_ADMIN_EMAIL)

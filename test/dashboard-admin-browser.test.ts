@@ -16,7 +16,7 @@ import {
 import { sharedPath } from '../support/shared.ts';
 import { createAccount } from '../src/store/accounts.ts';
 import { setPasswordHash } from '../src/store/account-passwords.ts';
-import { hashPassword } from '../src/dashboard/password.ts';
+import { hashPassword } from '../src/accounts/password.ts';
 import { findAccountByEmail } from '../src/store/accounts.ts';
 import { listLedger } from '../src/store/credits.ts';
 

@@ -18,7 +18,7 @@ import { holdWholeFileDownloads, STEM_DOWNLOADS } from '../support/hold-download
 import { startWorkers, type Workers } from '../src/worker/start.ts';
 import { createAccount } from '../src/store/accounts.ts';
 import { setPasswordHash } from '../src/store/account-passwords.ts';
-import { hashPassword } from '../src/dashboard/password.ts';
+import { hashPassword } from '../src/accounts/password.ts';
 import { findJob } from '../src/store/jobs.ts';
 import { findWebhook, recordDeliveryOutcome } from '../src/store/webhooks.ts';
 import { sanitizeFileName } from '../src/domain/formats.ts';

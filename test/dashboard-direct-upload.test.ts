@@ -12,7 +12,7 @@ import { sharedPath } from '../support/shared.ts';
 import { startWorkers, type Workers } from '../src/worker/start.ts';
 import { createAccount } from '../src/store/accounts.ts';
 import { setPasswordHash } from '../src/store/account-passwords.ts';
-import { hashPassword } from '../src/dashboard/password.ts';
+import { hashPassword } from '../src/accounts/password.ts';
 import { findJob } from '../src/store/jobs.ts';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -18,7 +18,7 @@ import { sharedPath } from '../support/shared.ts';
 import { startWorkers, type Workers } from '../src/worker/start.ts';
 import { createAccount } from '../src/store/accounts.ts';
 import { setPasswordHash } from '../src/store/account-passwords.ts';
-import { hashPassword } from '../src/dashboard/password.ts';
+import { hashPassword } from '../src/accounts/password.ts';
 import { findJob } from '../src/store/jobs.ts';
 import { getBalanceSeconds } from '../src/store/credits.ts';
 import { readOutputs } from '../src/jobs/read-job.ts';

@@ -6,7 +6,8 @@ import { Readable } from 'node:stream';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../src/domain/errors.ts';
-import { registerBlobRoutes } from '../src/http/routes/blobs.ts';
+import { blobRoutes } from '../src/http/routes/blobs.ts';
+import { registerRoutes } from '../src/routing/register-routes.ts';
 import type { BlobStore } from '../src/storage/blob-store.ts';
 import { DiskBlobStore } from '../src/storage/disk-store.ts';
 import { BlobNotFoundError, BlobTooLargeError, InvalidBlobKeyError } from '../src/storage/errors.ts';
@@ -46,10 +47,13 @@ async function diskHarness(): Promise<Harness> {
     return reply.code(500).send({ error: { code: 'INTERNAL_ERROR', message: String(err) } });
   });
   // The route needs the store and the store needs the server's URL: resolve lazily.
-  registerBlobRoutes(app, {
-    store: new Proxy({} as BlobStore, { get: (_t, p) => (store as any)[p].bind(store) }),
-    signer,
-  });
+  registerRoutes(
+    app,
+    blobRoutes({
+      store: new Proxy({} as BlobStore, { get: (_t, p) => (store as any)[p].bind(store) }),
+      signer,
+    }),
+  );
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   store = new DiskBlobStore({ root, publicUrl: address, signer });
   const pastStore = new DiskBlobStore({ root, publicUrl: address, signer, now: () => Date.now() - TWO_HOURS });

@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { installErrorHandler } from '../http/error-handler.ts';
 import { healthRoutes } from '../http/routes/health.ts';
 import { metricsRoutes } from '../http/routes/metrics.ts';
-import { registerRoutes } from '../routing/route.ts';
+import { registerRoutes } from '../routing/register-routes.ts';
 import type { Runtime } from '../runtime.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JOB_KINDS } from '../domain/job-kinds.ts';
+import { JOB_KINDS, type JobKind as JobKindName } from '../domain/job-kinds.ts';
 import { PROGRESS_PHASES } from '../domain/vocabulary.ts';
 import { JobStatus, OffsetPagination, OutputFormat, OutputType, Quality, Timestamp } from './common.ts';
 import { CreateJobRequest } from './jobs.ts';
@@ -139,17 +139,24 @@ export const OutputPeaks = z.object({ duration: z.number(), peaks: z.array(z.num
 /** GET /jobs/:id/peaks: per output (and `input` for denoise jobs), 1000 max-abs values in 0..1. */
 export const JobPeaks = z.object({ outputs: z.record(z.string(), OutputPeaks) });
 
-/** POST /jobs: the kind picks which API body follows (same fields and defaults as the API's). */
-export const CreateDashboardJobRequest = z.discriminatedUnion('kind', [
-  CreateJobRequest.extend({ kind: z.literal('stem') }),
-  CreateVideoJobRequest.extend({ kind: z.literal('video') }),
-  CreateTrackJobRequest.extend({ kind: z.literal('track') }),
-  z.object({
+/** Each kind's body for the dashboard's POST /jobs; a kind of the catalog without one fails to compile. */
+const CREATE_BODIES = {
+  stem: CreateJobRequest.extend({ kind: z.literal('stem') }),
+  video: CreateVideoJobRequest.extend({ kind: z.literal('video') }),
+  track: CreateTrackJobRequest.extend({ kind: z.literal('track') }),
+  denoise: z.object({
     kind: z.literal('denoise'),
     uploadKey: z.string().trim().min(1).max(200),
     fileName: z.string().trim().min(1).max(255),
     outputFormat: OutputFormat.default('MP3'),
   }),
+} satisfies { [K in JobKindName]: z.ZodObject<{ kind: z.ZodLiteral<K> }> };
+/** POST /jobs: the kind picks which API body follows (same fields and defaults as the API's). */
+export const CreateDashboardJobRequest = z.discriminatedUnion('kind', [
+  CREATE_BODIES.stem,
+  CREATE_BODIES.video,
+  CREATE_BODIES.track,
+  CREATE_BODIES.denoise,
 ]);
 /** POST /uploads: the same grant as POST /v1/upload. */
 export const DashboardUploadRequest = UploadGrantRequest;

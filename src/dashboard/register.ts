@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { registerRoutes } from '../routing/route.ts';
+import { registerRoutes } from '../routing/register-routes.ts';
 import type { Runtime } from '../runtime.ts';
 import { accountRoutes } from './routes/account.ts';
 import { adminRoutes } from './routes/admin.ts';
@@ -8,7 +8,7 @@ import { jobActionRoutes } from './routes/job-actions.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { sessionRoutes } from './routes/sessions.ts';
-import { DEFAULT_WEB_DIR, dashboardCsp, registerDashboardPages } from './routes/pages.ts';
+import { DEFAULT_WEB_DIR, dashboardCsp, pageRoutes } from './routes/pages.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 
 /**
@@ -25,6 +25,6 @@ export function registerDashboard(app: FastifyInstance, rt: Runtime, webDir?: st
     ...keyRoutes(rt),
     ...webhookRoutes(rt),
     ...adminRoutes(rt),
+    ...pageRoutes(webDir ?? DEFAULT_WEB_DIR, dashboardCsp(rt.store.capabilities.downloadOrigins)),
   ]);
-  registerDashboardPages(app, webDir ?? DEFAULT_WEB_DIR, dashboardCsp(rt.store.capabilities.downloadOrigins));
 }

@@ -1,7 +1,13 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../store/schema.ts';
 import { findAccount } from '../store/accounts.ts';
-import { deleteExpiredSessions, findLiveSession, insertSession, touchSession } from '../store/sessions.ts';
+import {
+  deleteExpiredSessions,
+  deleteSession,
+  findLiveSession,
+  insertSession,
+  touchSession,
+} from '../store/sessions.ts';
 
 /** Sessions end after 7 days without a request (sliding). */
 export const SESSION_IDLE_SECONDS = 7 * 24 * 3600;
@@ -41,6 +47,11 @@ export async function startSession(
   // Housekeeping piggybacks on sign-ins (rare) rather than a timer in every API process.
   if (Math.random() < 0.1) await deleteExpiredSessions(db, now);
   return { token, csrfToken, id };
+}
+
+/** Ends a session (sign-out). */
+export async function endSession(db: Db, id: string): Promise<void> {
+  await deleteSession(db, id);
 }
 
 /** The session a cookie token names, or null (malformed, unknown, expired, or its account gone). */

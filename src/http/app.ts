@@ -10,11 +10,11 @@ import type { Runtime } from '../runtime.ts';
 import { apiKeyHook } from './auth.ts';
 import { installErrorHandler } from './error-handler.ts';
 import { paramTooLongError } from '../routing/param-length.ts';
-import { type AnyRoute, registerRoutes } from '../routing/route.ts';
+import type { AnyRoute } from '../routing/route.ts';
+import { registerRoutes } from '../routing/register-routes.ts';
 import { balanceRoutes } from './routes/balance.ts';
-import { uploadGrantRoutes } from './routes/uploads.ts';
-import { registerUploadPut } from './upload-put.ts';
-import { filesUploadRoute, registerFilesUpload } from './routes/files.ts';
+import { uploadRoutes } from './routes/uploads.ts';
+import { fileRoutes } from './routes/files.ts';
 import { denoiseJobRoutes } from './routes/denoise-jobs.ts';
 import { cancelRoutes } from './routes/cancel.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -22,9 +22,8 @@ import { jobRoutes } from './routes/jobs.ts';
 import { mediaJobRoutes } from './routes/media-jobs.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { adminRoutes } from './routes/admin.ts';
-import { openApiRoutes } from './openapi-document.ts';
-import { registerBlobRoutes } from './routes/blobs.ts';
-import { registerDocsAssets } from './routes/docs.ts';
+import { blobRoutes } from './routes/blobs.ts';
+import { docsRoutes } from './routes/docs.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { installRequestMetrics } from './request-metrics.ts';
 
@@ -125,23 +124,25 @@ export function buildApi(rt: Runtime, opts: ApiOptions = {}): FastifyInstance {
     soleProcess: rt.config.deployment.mode === 'embedded',
   });
 
+  registerRoutes(app, apiRoutes(rt));
+  return app;
+}
+
+/** Every route of the API, one resource a file (`src/http/routes/`), and the document made of them. */
+export function apiRoutes(rt: Runtime): AnyRoute[] {
   const routes: AnyRoute[] = [
     ...healthRoutes(rt),
     ...metricsRoutes({ metrics: rt.metrics, token: rt.config.metrics.token }),
     ...balanceRoutes(rt),
-    ...uploadGrantRoutes(rt),
+    ...uploadRoutes(rt),
+    ...fileRoutes(rt),
     ...jobRoutes(rt),
     ...mediaJobRoutes(rt),
     ...denoiseJobRoutes(rt),
     ...cancelRoutes(rt),
     ...webhookRoutes(rt),
     ...adminRoutes(rt),
+    ...blobRoutes({ store: rt.store, signer: rt.signer }),
   ];
-  const all = [...routes, ...openApiRoutes(() => [...routes, filesUploadRoute(rt)], rt.config.publicUrl, API_VERSION)];
-  registerRoutes(app, all);
-  registerUploadPut(app, rt);
-  registerFilesUpload(app, rt);
-  registerBlobRoutes(app, { store: rt.store, signer: rt.signer });
-  registerDocsAssets(app);
-  return app;
+  return [...routes, ...docsRoutes(() => routes, rt.config.publicUrl, API_VERSION)];
 }

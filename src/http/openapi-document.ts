@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { errorCatalog } from '../domain/errors.ts';
 import { ErrorBody } from '../contract/common.ts';
-import { DOCS_HTML, docsHeaders } from './routes/docs.ts';
-import { type AnyRoute, defineRoute, isIdempotent } from '../routing/route.ts';
+import { type AnyRoute, isIdempotent, methodsOf } from '../routing/route.ts';
 
 const AUTH_ERRORS = [
   'MISSING_API_KEY',
@@ -81,8 +80,9 @@ export function buildOpenApi(routes: AnyRoute[], serverUrl: string, version: str
   jsonSchema(ErrorBody, 'output');
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
-    if (r.url === '/v1/openapi.json' || r.url === '/docs') continue;
-    const path = r.url.replace(/:(\w+)/g, '{$1}');
+    if (r.documented === false) continue;
+    // `:id` -> `{id}`; a trailing wildcard (param `*`) is the rest of the path, named `path` here.
+    const path = r.url.replace(/:(\w+)/g, '{$1}').replace(/\*$/, '{path}');
     const parameters: unknown[] = [];
     for (const [where, schema] of [
       ['path', r.params],
@@ -91,7 +91,7 @@ export function buildOpenApi(routes: AnyRoute[], serverUrl: string, version: str
       if (!schema || !(schema instanceof z.ZodObject)) continue;
       for (const [name, field] of Object.entries(schema.shape as Record<string, z.ZodType>)) {
         parameters.push({
-          name,
+          name: name === '*' ? 'path' : name,
           in: where,
           required: where === 'path' || !field.safeParse(undefined).success,
           schema: jsonSchema(field, 'input'),
@@ -120,8 +120,7 @@ export function buildOpenApi(routes: AnyRoute[], serverUrl: string, version: str
       const entry = responses[status] as { description: string };
       entry.description = entry.description ? `${entry.description}, ${code}` : code;
     }
-    paths[path] ??= {};
-    paths[path][r.method.toLowerCase()] = {
+    const operation = {
       summary: r.summary,
       ...(r.description ? { description: r.description } : {}),
       tags: [r.tag],
@@ -144,6 +143,8 @@ export function buildOpenApi(routes: AnyRoute[], serverUrl: string, version: str
           : {}),
       responses,
     };
+    paths[path] ??= {};
+    for (const method of methodsOf(r)) paths[path][method.toLowerCase()] = operation;
   }
   return {
     openapi: '3.1.0',
@@ -161,32 +162,4 @@ export function buildOpenApi(routes: AnyRoute[], serverUrl: string, version: str
     security: [{ bearerAuth: [] }],
     paths,
   };
-}
-
-/** `GET /v1/openapi.json` and the browsable `/docs` page (Swagger UI served locally, see `docs-page.ts`). */
-export function openApiRoutes(getRoutes: () => AnyRoute[], serverUrl: string, version: string) {
-  let doc: ReturnType<typeof buildOpenApi> | undefined;
-  const document = () => (doc ??= buildOpenApi(getRoutes(), serverUrl, version));
-  return [
-    defineRoute({
-      method: 'GET',
-      url: '/v1/openapi.json',
-      summary: 'OpenAPI 3.1 document',
-      tag: 'Operations',
-      auth: 'none',
-      status: 200,
-      response: null,
-      handler: async () => document(),
-    }),
-    defineRoute({
-      method: 'GET',
-      url: '/docs',
-      summary: 'API reference (HTML)',
-      tag: 'Operations',
-      auth: 'none',
-      status: 200,
-      response: null,
-      handler: async ({ reply }) => reply.headers(docsHeaders).type('text/html; charset=utf-8').send(DOCS_HTML),
-    }),
-  ];
 }

@@ -1,7 +1,23 @@
+import { JOB_KINDS, type JobKind } from '../domain/job-kinds.ts';
 import type { JobDeps } from './deps.ts';
 import { OUTPUT_FORMATS, OUTPUT_TYPES, QUALITIES, STEMS_BY_OUTPUT_TYPE } from '../domain/vocabulary.ts';
 import { denoiseModel, isShipped, separationModelFor } from '../models/registry.ts';
 import { processingFactor } from './estimate.ts';
+
+/** The tiers a kind's estimates use (its `paceTier`s); keyed by the catalog. */
+const PACE_TIERS: Record<JobKind, readonly string[]> = {
+  stem: QUALITIES,
+  video: QUALITIES,
+  track: QUALITIES,
+  denoise: ['DENOISE'],
+};
+
+/** Each tier once, with the first kind in the catalog that runs at it (whose measured pace it reports). */
+function paceTiers(): [string, JobKind][] {
+  const seen = new Map<string, JobKind>();
+  for (const kind of JOB_KINDS) for (const tier of PACE_TIERS[kind]) if (!seen.has(tier)) seen.set(tier, kind);
+  return [...seen];
+}
 
 /**
  * What this deployment can do now, for a form that offers only that: per output type its stems,
@@ -25,9 +41,7 @@ export async function capabilities(deps: Pick<JobDeps, 'db' | 'config' | 'models
   );
   const cleaner = denoiseModel();
   const speeds = await Promise.all(
-    [...QUALITIES, 'DENOISE' as const].map(
-      async (q) => [q, await processingFactor(deps.db, q === 'DENOISE' ? 'denoise' : 'stem', q)] as const,
-    ),
+    paceTiers().map(async ([tier, kind]) => [tier, await processingFactor(deps.db, kind, tier)] as const),
   );
   const { maxFileSizeBytes, maxDurationSeconds, minDurationSeconds } = deps.config.limits;
   return {

@@ -18,6 +18,8 @@ export interface KindPresenter<K extends JobKind> {
   options(job: TypedJobOf<K>): JobViewBody['options'];
   /** The dashboard plays its original audio beside the output (the A/B player). */
   playsInput: boolean;
+  /** The tier whose measured pace estimates its time (`estimate.ts`). */
+  paceTier(job: TypedJobOf<K>): string;
   /**
    * A webhook payload's kind-specific `data.type`, `data.input` and `data.options`. Kinds that emit
    * no events (`emitsEvents`) still read as the contract's stem shape, should one be built.
@@ -56,6 +58,7 @@ export const JOB_PRESENTERS: { [K in JobKind]: KindPresenter<K> } = {
     source: noSource,
     options: separationOptions,
     playsInput: false,
+    paceTier: (job) => job.options.quality,
     webhook: (job) => ({ input: billedInput(job), options: webhookOptions(job) }),
   },
   video: {
@@ -63,6 +66,7 @@ export const JOB_PRESENTERS: { [K in JobKind]: KindPresenter<K> } = {
     source: ({ input: i }) => ({ thumbnail: i.videoThumbnail || null, sourceUrl: i.videoUrl || null }),
     options: separationOptions,
     playsInput: false,
+    paceTier: (job) => job.options.quality,
     // The contract's video input; `type` is the route family it was created through (docs/api-compat.md).
     webhook: (job) => {
       const i = job.input;
@@ -83,6 +87,7 @@ export const JOB_PRESENTERS: { [K in JobKind]: KindPresenter<K> } = {
     source: ({ input: i }) => ({ thumbnail: i.trackArtwork || null, sourceUrl: i.trackUrl || null }),
     options: separationOptions,
     playsInput: false,
+    paceTier: (job) => job.options.quality,
     // The contract is silent on tracks; by analogy with video.
     webhook: (job) => {
       const i = job.input;
@@ -110,6 +115,7 @@ export const JOB_PRESENTERS: { [K in JobKind]: KindPresenter<K> } = {
       denoiseVocals: false,
     }),
     playsInput: true,
+    paceTier: () => 'DENOISE',
     webhook: (job) => ({
       input: billedInput(job),
       options: { outputType: 'BOTH', quality: 'BEST', outputFormat: job.options.outputFormat },

@@ -4,6 +4,7 @@ import { heldForJob } from '../store/credits.ts';
 import { queueAhead } from '../store/job-edits.ts';
 import type { JobRow } from '../store/jobs.ts';
 import { processingFactor } from './estimate.ts';
+import { presenterOf } from './job-presenters.ts';
 import { readJob } from './read-job.ts';
 
 export interface RunningFacts {
@@ -29,10 +30,9 @@ export async function runningFacts(deps: Pick<JobDeps, 'db' | 'config'>, row: Jo
     return { queuePosition: null, secondsLeft: null, creditsHeld: 0 };
   }
   const job = readJob(row);
-  const quality = job.kind === 'denoise' ? 'DENOISE' : job.options.quality;
   const [creditsHeld, factor] = await Promise.all([
     heldForJob(deps.db, row.id),
-    processingFactor(deps.db, row.kind, quality),
+    processingFactor(deps.db, row.kind, presenterOf(job).paceTier(job)),
   ]);
   const own = row.duration_seconds ?? job.input.billedSeconds;
   if (row.status === 'PROCESSING') {

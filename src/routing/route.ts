@@ -1,19 +1,24 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import { ApiError, type ErrorCode } from '../domain/errors.ts';
+import type { ApiError, ErrorCode } from '../domain/errors.ts';
 import type { IdempotentAnswer } from '../store/idempotency-keys.ts';
 import type { AuthContext } from './request-context.ts';
 
 /**
  * A route declared once: its zod schemas validate the request, check the response, and feed the
  * OpenAPI document (`src/http/openapi-document.ts`). Handlers receive parsed input and return the body.
+ * Every route of the site is declared this way and registered by `registerRoutes`
+ * (`register-routes.ts`), the ones whose body is not JSON included (`bodyMode`).
  */
 // biome-ignore lint/suspicious/noExplicitAny: a list of routes holds every body, query and params type at once
 export type AnyRoute = RouteSpec<any, any, any>;
 
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
+
 export interface RouteSpec<B = unknown, Q = unknown, P = unknown> {
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
-  /** Fastify path, e.g. `/v1/jobs/:id`. */
+  /** One method, or several answered by one handler (a GET that answers HEAD itself). */
+  method: HttpMethod | readonly HttpMethod[];
+  /** Fastify path, e.g. `/v1/jobs/:id`; a trailing `*` takes the rest of the path (param `*`). */
   url: string;
   summary: string;
   tag: string;
@@ -43,8 +48,32 @@ export interface RouteSpec<B = unknown, Q = unknown, P = unknown> {
    * an authenticated POST: every one of ours creates something.
    */
   idempotent?: boolean;
-  /** A request body that is not JSON (multipart), for the OpenAPI document: media type and JSON Schema. */
+  /**
+   * How the request body reaches the handler: `json` (default; parsed, then checked by `body`),
+   * `stream` (any Content-Type, unread: `request.body` is the stream) or `multipart`
+   * (@fastify/multipart with these limits, in a scope of its own; any other type reaches the handler
+   * unread). Routes of the last two kinds register in encapsulated scopes.
+   */
+  bodyMode?: 'json' | 'stream' | { multipart: MultipartLimits };
+  /** A request body that is not JSON, for the OpenAPI document: media type and JSON Schema. */
   documentedBody?: { mediaType: string; schema: Record<string, unknown> };
+  /**
+   * The answer when `params` or `query` do not parse, instead of VALIDATION_ERROR naming the field:
+   * for signed URLs, whose parts the client never wrote itself.
+   */
+  invalidInput?: () => ApiError;
+  /** false: not in the OpenAPI document (its own page, static assets, the dashboard's pages). */
+  documented?: boolean;
+}
+
+/** @fastify/multipart's limits (busboy's names). */
+export interface MultipartLimits {
+  files: number;
+  fields: number;
+  fieldSize: number;
+  parts: number;
+  headerPairs: number;
+  fileSize: number;
 }
 
 export interface RouteInput<B, Q, P> {
@@ -65,116 +94,11 @@ export function defineRoute<B = unknown, Q = unknown, P = unknown>(spec: RouteSp
   return spec;
 }
 
-/** Parses a request part, turning zod issues into VALIDATION_ERROR naming the field. */
-export function parseInput<T>(schema: z.ZodType<T>, value: unknown, where: 'body' | 'query' | 'path'): T {
-  const input = value ?? (where === 'body' ? undefined : {});
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  throw validationError(result.error, where, input);
-}
-
-/**
- * The first zod issue as a message that says what is wrong: a missing field, a wrong type (with the
- * type sent), an unknown field, a value out of range. `input` is what was parsed, to tell a missing
- * field from one of the wrong type (zod does not keep the input by default).
- */
-export function validationError(error: z.ZodError, where: string, input?: unknown): ApiError {
-  const [issue] = error.issues;
-  if (!issue) return new ApiError('VALIDATION_ERROR', `Invalid ${where}.`, { field: null });
-  const field = issue.path.join('.');
-  if (!field) {
-    if (issue.code === 'unrecognized_keys') {
-      const keys = issue.keys.map((k) => `'${k.slice(0, 50)}'`).join(', ');
-      return new ApiError('VALIDATION_ERROR', `Unknown field(s) ${keys} in ${where}.`, {
-        field: issue.keys[0] ?? null,
-      });
-    }
-    if (issue.code === 'invalid_type' && where === 'body') {
-      const sent = input === undefined ? 'nothing' : typeName(input);
-      return new ApiError('VALIDATION_ERROR', `The request body must be a JSON object (got ${sent}).`, {
-        field: null,
-      });
-    }
-    return new ApiError('VALIDATION_ERROR', `Invalid ${where}: ${issue.message}`, { field: null });
-  }
-  const shown = field.length > 80 ? `${field.slice(0, 80)}…` : field;
-  return new ApiError('VALIDATION_ERROR', `Invalid field '${shown}' in ${where}: ${describeIssue(issue, input)}`, {
-    field,
-  });
-}
-
-function describeIssue(issue: z.core.$ZodIssue, input: unknown): string {
-  if (issue.code === 'invalid_type') {
-    const value = valueAt(input, issue.path);
-    if (value === undefined) return 'it is required';
-    return `expected ${issue.expected}, got ${typeName(value)}`;
-  }
-  if (issue.code === 'invalid_value' && 'values' in issue)
-    return `expected one of ${issue.values.map(String).join(', ')}`;
-  if (issue.code === 'unrecognized_keys') return `unknown field(s) ${issue.keys.map((k) => k.slice(0, 50)).join(', ')}`;
-  return issue.message;
-}
-
-function valueAt(input: unknown, path: PropertyKey[]): unknown {
-  let value = input;
-  for (const key of path) {
-    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, key)) return undefined;
-    value = (value as Record<PropertyKey, unknown>)[key];
-  }
-  return value;
-}
-
-function typeName(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return typeof value;
-}
-
-/** Registers routes on a Fastify instance; JSON bodies must be sent as application/json. */
-export function registerRoutes(app: FastifyInstance, routes: AnyRoute[]): void {
-  for (const spec of routes) {
-    app.route({
-      method: spec.method,
-      url: spec.url,
-      bodyLimit: spec.bodyLimit,
-      config: { auth: spec.auth, rateBucket: spec.rateBucket, idempotent: isIdempotent(spec), admin: spec.admin },
-      handler: async (request, reply) => {
-        if (spec.body && request.headers['content-type'] && !isJson(request)) {
-          throw new ApiError(
-            'UNSUPPORTED_MEDIA_TYPE',
-            'Send the request body as JSON with Content-Type: application/json.',
-          );
-        }
-        const input: RouteInput<unknown, unknown, unknown> = {
-          body: spec.body ? parseInput(spec.body, request.body, 'body') : undefined,
-          query: spec.query ? parseInput(spec.query, request.query, 'query') : undefined,
-          params: spec.params ? parseInput(spec.params, request.params, 'path') : undefined,
-          auth: request.auth as AuthContext,
-          request,
-          reply,
-          idempotent: request.idempotency && {
-            accountId: request.idempotency.accountId,
-            key: request.idempotency.key,
-            claimId: request.idempotency.claimId,
-            status: spec.status,
-            render: (result) => JSON.stringify(spec.response ? spec.response.parse(result) : result),
-          },
-        };
-        const result = await spec.handler(input);
-        if (reply.sent) return reply;
-        reply.code(spec.status);
-        // The response schema is the contract: a mismatch is a bug and surfaces in tests.
-        return spec.response ? spec.response.parse(result) : result;
-      },
-    });
-  }
+/** The route's methods as a list. */
+export function methodsOf(spec: AnyRoute): readonly HttpMethod[] {
+  return typeof spec.method === 'string' ? [spec.method] : spec.method;
 }
 
 export function isIdempotent(spec: AnyRoute): boolean {
-  return spec.idempotent ?? (spec.method === 'POST' && spec.auth === 'apiKey');
-}
-
-function isJson(request: FastifyRequest): boolean {
-  const type = request.headers['content-type'];
-  return typeof type === 'string' && /^application\/(.+\+)?json\b/i.test(type);
+  return spec.idempotent ?? (methodsOf(spec).includes('POST') && spec.auth === 'apiKey');
 }

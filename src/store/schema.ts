@@ -10,7 +10,7 @@ export interface AccountsTable {
   id: string;
   email: string;
   created_at: string;
-  /** scrypt hash (see src/dashboard/password.ts); null: no dashboard sign-in yet. */
+  /** scrypt hash (see src/accounts/password.ts); null: no dashboard sign-in yet. */
   password_hash: string | null;
   /** 1: an operator, who reaches /v1/admin (the first account is one). */
   is_admin: number;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { hashPassword } from '../../src/dashboard/password.ts';
+import { hashPassword } from '../../src/accounts/password.ts';
 import { setPasswordHash } from '../../src/store/account-passwords.ts';
 import { findAccount } from '../../src/store/accounts.ts';
 import { expect } from 'vitest';

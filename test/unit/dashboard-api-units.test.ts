@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { lastDays } from '../../src/dashboard/routes/account.ts';
 import { clearedSessionCookie, readCookie, sessionCookie } from '../../src/dashboard/cookies.ts';
-import { DUMMY_HASH, hashPassword, verifyPassword } from '../../src/dashboard/password.ts';
+import { DUMMY_HASH, hashPassword, verifyPassword } from '../../src/accounts/password.ts';
 import { toBuckets } from '../../src/jobs/output-peaks.ts';
 
 describe('dashboard passwords (scrypt)', () => {

@@ -7,7 +7,8 @@ import { Readable } from 'node:stream';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/domain/errors.ts';
-import { registerBlobRoutes } from '../../src/http/routes/blobs.ts';
+import { blobRoutes } from '../../src/http/routes/blobs.ts';
+import { registerRoutes } from '../../src/routing/register-routes.ts';
 import { DiskBlobStore } from '../../src/storage/disk-store.ts';
 import { UrlSigner } from '../../src/storage/url-signer.ts';
 
@@ -33,10 +34,13 @@ beforeAll(async () => {
     return reply.code(500).send({ error: { code: 'INTERNAL_ERROR', message: String(err) } });
   });
   const storeRef: { s?: DiskBlobStore } = {};
-  registerBlobRoutes(app, {
-    store: new Proxy({} as DiskBlobStore, { get: (_t, p) => (storeRef.s as any)[p].bind(storeRef.s) }),
-    signer,
-  });
+  registerRoutes(
+    app,
+    blobRoutes({
+      store: new Proxy({} as DiskBlobStore, { get: (_t, p) => (storeRef.s as any)[p].bind(storeRef.s) }),
+      signer,
+    }),
+  );
   base = await app.listen({ host: '127.0.0.1', port: 0 });
   store = storeRef.s = new DiskBlobStore({ root, publicUrl: base, signer });
   pastStore = new DiskBlobStore({ root, publicUrl: base, signer, now: () => Date.now() - 2 * 3600_000 });

@@ -1,6 +1,5 @@
 import { IdParams } from '../../contract/common.ts';
 import { Capabilities, JobView, RenameJobRequest } from '../../contract/dashboard.ts';
-import { ApiError } from '../../domain/errors.ts';
 import { cancelJob } from '../../jobs/cancel-job.ts';
 import { capabilities } from '../../jobs/capabilities.ts';
 import { deleteJob } from '../../jobs/delete-job.ts';
@@ -10,7 +9,7 @@ import { defineRoute } from '../../routing/route.ts';
 import type { Runtime } from '../../runtime.ts';
 import { attachmentDisposition } from '../../storage/content-disposition.ts';
 import { getBalanceSeconds } from '../../store/credits.ts';
-import { renameJob } from '../../store/job-edits.ts';
+import { renameJob } from '../../jobs/rename-job.ts';
 import type { JobRow } from '../../store/jobs.ts';
 import { DASHBOARD_API, sessionOf } from '../guard.ts';
 import { ownJob } from './jobs.ts';
@@ -56,9 +55,7 @@ export function jobActionRoutes(rt: Runtime) {
       response: JobView,
       handler: async ({ request, params, body }) => {
         const accountId = sessionOf(request).accountId;
-        if (!(await renameJob(rt.db, accountId, params.id, body.name || null))) {
-          throw new ApiError('JOB_NOT_FOUND', `No job '${params.id}'.`);
-        }
+        await renameJob(rt.db, accountId, params.id, body.name || null);
         return view(await ownJob(rt, accountId, params.id));
       },
     }),

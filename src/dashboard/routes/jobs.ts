@@ -11,6 +11,7 @@ import {
   JobView,
 } from '../../contract/dashboard.ts';
 import { ApiError } from '../../domain/errors.ts';
+import type { JobKind } from '../../domain/job-kinds.ts';
 import { grantUpload } from '../../uploads/grant.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { createDenoiseJob } from '../../jobs/create-denoise-job.ts';
@@ -106,38 +107,31 @@ export function jobRoutes(rt: Runtime) {
   ];
 }
 
+type CreateBody = z.infer<typeof CreateDashboardJobRequest>;
+
 /**
  * Each kind goes to the service function its API route uses, so limits and errors are the API's.
- * The return type makes the switch exhaustive: a kind added to the request without a case fails to compile.
+ * Keyed by the catalog: a kind without its creator fails to compile.
  */
-async function createJob(
-  rt: Runtime,
-  accountId: string,
-  body: z.infer<typeof CreateDashboardJobRequest>,
-): Promise<string> {
-  switch (body.kind) {
-    case 'stem': {
-      const { kind: _, ...rest } = body;
-      return (await createStemJob(rt, accountId, rest)).id;
-    }
-    case 'video': {
-      const { kind: _, ...rest } = body;
-      return (await createVideoJob(rt, accountId, rest)).id;
-    }
-    case 'track': {
-      const { kind: _, ...rest } = body;
-      return (await createTrackJob(rt, accountId, rest)).id;
-    }
-    case 'denoise':
-      // The API's declared size and duration are informative only; the server bills what it measured.
-      return (
-        await createDenoiseJob(rt, accountId, {
-          inputFileName: body.fileName,
-          inputFilePath: body.uploadKey,
-          inputFileSize: 0,
-          durationSeconds: 0,
-          outputFormat: body.outputFormat,
-        })
-      ).id;
-  }
+const CREATORS: {
+  [K in JobKind]: (rt: Runtime, accountId: string, body: Extract<CreateBody, { kind: K }>) => Promise<string>;
+} = {
+  stem: async (rt, accountId, { kind: _, ...rest }) => (await createStemJob(rt, accountId, rest)).id,
+  video: async (rt, accountId, { kind: _, ...rest }) => (await createVideoJob(rt, accountId, rest)).id,
+  track: async (rt, accountId, { kind: _, ...rest }) => (await createTrackJob(rt, accountId, rest)).id,
+  // The API's declared size and duration are informative only; the server bills what it measured.
+  denoise: async (rt, accountId, body) =>
+    (
+      await createDenoiseJob(rt, accountId, {
+        inputFileName: body.fileName,
+        inputFilePath: body.uploadKey,
+        inputFileSize: 0,
+        durationSeconds: 0,
+        outputFormat: body.outputFormat,
+      })
+    ).id,
+};
+
+function createJob<K extends JobKind>(rt: Runtime, accountId: string, body: Extract<CreateBody, { kind: K }>) {
+  return (CREATORS[body.kind as K] as (rt: Runtime, a: string, b: typeof body) => Promise<string>)(rt, accountId, body);
 }

@@ -1,9 +1,9 @@
 import { IdParams } from '../../contract/common.ts';
 import { CreateKeyRequest, KeyCreated, KeyList } from '../../contract/dashboard.ts';
-import { ApiError } from '../../domain/errors.ts';
 import { defineRoute } from '../../routing/route.ts';
 import type { Runtime } from '../../runtime.ts';
-import { type ApiKeyInfo, createApiKey, listApiKeys, revokeApiKey } from '../../store/api-keys.ts';
+import { issueKey, revokeKey } from '../../accounts/api-keys.ts';
+import { type ApiKeyInfo, listApiKeys } from '../../store/api-keys.ts';
 import { DASHBOARD_API, sessionOf } from '../guard.ts';
 
 const base = { tag: 'Dashboard', auth: 'none' as const };
@@ -41,8 +41,7 @@ export function keyRoutes(rt: Runtime) {
       status: 201,
       response: KeyCreated,
       handler: async ({ request, body }) => {
-        // Past MAX_ACTIVE_KEYS: KeyLimitError, answered API_KEY_LIMIT_REACHED (src/http/error-table.ts).
-        const { key, info } = await createApiKey(rt.db, sessionOf(request).accountId, body.name);
+        const { key, info } = await issueKey(rt.db, sessionOf(request).accountId, body.name);
         return { key: present(info), secret: key };
       },
     }),
@@ -55,9 +54,7 @@ export function keyRoutes(rt: Runtime) {
       status: 204,
       response: null,
       handler: async ({ request, params, reply }) => {
-        if (!(await revokeApiKey(rt.db, params.id, sessionOf(request).accountId))) {
-          throw new ApiError('NOT_FOUND', `No API key '${params.id}'.`);
-        }
+        await revokeKey(rt.db, sessionOf(request).accountId, params.id);
         return reply.code(204).send();
       },
     }),

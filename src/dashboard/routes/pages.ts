@@ -2,9 +2,10 @@ import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
 import { MAX_PARAM_LENGTH, paramTooLongError } from '../../routing/param-length.ts';
+import { defineRoute } from '../../routing/route.ts';
 
 /** Where `npm run build:web` writes the front end. */
 export const DEFAULT_WEB_DIR = fileURLToPath(new URL('../../../web/dist', import.meta.url));
@@ -58,7 +59,7 @@ const NOT_BUILT = `<!doctype html>
  * index.html for any other path without an extension (client-side routes such as /jobs/123).
  * API prefixes keep their JSON 404s. Without a build, `/` says how to make one.
  */
-export function registerDashboardPages(app: FastifyInstance, webDir: string, csp: string): void {
+export function pageRoutes(webDir: string, csp: string) {
   const root = resolve(webDir);
   const PAGE_HEADERS = {
     'content-security-policy': csp,
@@ -70,8 +71,8 @@ export function registerDashboardPages(app: FastifyInstance, webDir: string, csp
     reply.headers({ ...PAGE_HEADERS, 'cache-control': 'no-cache' }).type('text/html; charset=utf-8');
     return html ? reply.send(html) : reply.code(503).send(NOT_BUILT);
   };
-  app.get('/*', { config: { auth: 'none' } }, async (request, reply) => {
-    const [path = ''] = request.url.split('?', 1);
+  const serve = async (url: string, reply: FastifyReply) => {
+    const [path = ''] = url.split('?', 1);
     if (API_PATHS.test(path)) {
       // An API route whose id is over the router's limit lands here (the router falls back to
       // this wildcard): answer as the router itself would.
@@ -93,5 +94,18 @@ export function registerDashboardPages(app: FastifyInstance, webDir: string, csp
     const cache = decoded.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache';
     reply.headers({ ...PAGE_HEADERS, 'cache-control': cache, 'content-length': String(info.size) });
     return reply.type(TYPES[ext] ?? 'application/octet-stream').send(createReadStream(file));
-  });
+  };
+  return [
+    defineRoute({
+      method: 'GET',
+      url: '/*',
+      summary: 'The dashboard: its built files, and index.html for its client-side routes',
+      tag: 'Dashboard',
+      auth: 'none',
+      documented: false,
+      status: 200,
+      response: null,
+      handler: ({ request, reply }) => serve(request.url, reply),
+    }),
+  ];
 }

@@ -2,12 +2,12 @@ import { ChangePasswordRequest, SessionInfo, SignInRequest } from '../../contrac
 import { ApiError } from '../../domain/errors.ts';
 import { defineRoute } from '../../routing/route.ts';
 import type { Runtime } from '../../runtime.ts';
-import { findCredentials, findPasswordHash, setPasswordHash } from '../../store/account-passwords.ts';
-import { deleteOtherSessions, deleteSession } from '../../store/sessions.ts';
+import { changePassword } from '../../accounts/credentials.ts';
+import { findCredentials } from '../../store/account-passwords.ts';
 import { clearedSessionCookie, sessionCookie } from '../cookies.ts';
 import { DASHBOARD_API, sessionOf } from '../guard.ts';
-import { DUMMY_HASH, hashPassword, verifyPassword } from '../password.ts';
-import { SESSION_IDLE_SECONDS, startSession } from '../sessions.ts';
+import { DUMMY_HASH, verifyPassword } from '../../accounts/password.ts';
+import { endSession, SESSION_IDLE_SECONDS, startSession } from '../sessions.ts';
 import { throttleSignIn } from '../throttle.ts';
 
 const base = { tag: 'Dashboard', auth: 'none' as const };
@@ -59,7 +59,7 @@ export function sessionRoutes(rt: Runtime) {
       status: 204,
       response: null,
       handler: async ({ request, reply }) => {
-        await deleteSession(rt.db, sessionOf(request).id);
+        await endSession(rt.db, sessionOf(request).id);
         return reply.header('set-cookie', clearedSessionCookie(secure)).code(204).send();
       },
     }),
@@ -74,12 +74,7 @@ export function sessionRoutes(rt: Runtime) {
       handler: async ({ body, request, reply }) => {
         const s = sessionOf(request);
         await throttleSignIn(rt.rateLimiter, s.email, request.ip);
-        const stored = await findPasswordHash(rt.db, s.accountId);
-        if (!stored || !(await verifyPassword(body.currentPassword, stored))) {
-          throw new ApiError('INVALID_CREDENTIALS', 'The current password is wrong.');
-        }
-        await setPasswordHash(rt.db, s.accountId, await hashPassword(body.newPassword));
-        await deleteOtherSessions(rt.db, s.accountId, s.id);
+        await changePassword(rt.db, s, body.currentPassword, body.newPassword);
         return reply.code(204).send();
       },
     }),

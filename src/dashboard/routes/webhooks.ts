@@ -9,12 +9,12 @@ import {
 } from '../../contract/dashboard.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { defineRoute } from '../../routing/route.ts';
-import { presentWebhook, registerWebhook } from '../../webhooks/account-webhooks.ts';
+import { presentWebhook, reenableWebhook, registerWebhook, removeWebhook } from '../../webhooks/account-webhooks.ts';
 import type { Runtime } from '../../runtime.ts';
 import { listWebhookDeliveries, TEST_EVENT } from '../../store/webhook-deliveries.ts';
 import { jobTitles } from '../../jobs/job-title.ts';
 import { deliveryOutcome } from '../present-delivery.ts';
-import { deleteWebhook, enableWebhook, findWebhook, listWebhooks } from '../../store/webhooks.ts';
+import { findWebhook, listWebhooks } from '../../store/webhooks.ts';
 import { DASHBOARD_API, sessionOf } from '../guard.ts';
 import { sendTestEvent } from '../test-event.ts';
 
@@ -64,9 +64,7 @@ export function webhookRoutes(rt: Runtime) {
       status: 204,
       response: null,
       handler: async ({ request, params, reply }) => {
-        if (!(await deleteWebhook(rt.db, sessionOf(request).accountId, params.id))) {
-          throw new ApiError('WEBHOOK_NOT_FOUND', `No webhook '${params.id}'.`);
-        }
+        await removeWebhook(rt.db, sessionOf(request).accountId, params.id);
         return reply.code(204).send();
       },
     }),
@@ -80,9 +78,7 @@ export function webhookRoutes(rt: Runtime) {
       response: DashboardWebhook,
       handler: async ({ request, params }) => {
         const row = await ownWebhook(sessionOf(request).accountId, params.id);
-        const view = await enableWebhook(rt.db, row.id);
-        if (!view) throw new ApiError('WEBHOOK_NOT_FOUND', `No webhook '${params.id}'.`);
-        return presentWebhook(view);
+        return presentWebhook(await reenableWebhook(rt.db, row.id));
       },
     }),
     defineRoute({

@@ -1,6 +1,8 @@
 import type { Readable } from 'node:stream';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { ApiError } from '../../domain/errors.ts';
+import { defineRoute } from '../../routing/route.ts';
 import { assertBlobKey, isBlobKey } from '../../storage/blob-key.ts';
 import type { BlobStore } from '../../storage/blob-store.ts';
 import { parseByteRange } from '../../storage/byte-range.ts';
@@ -22,28 +24,49 @@ export interface BlobRouteDeps {
  * RFC 6266 (`Content-Disposition`), so audio players can seek and browsers save under the job's
  * file name.
  */
-export function registerBlobRoutes(app: FastifyInstance, deps: BlobRouteDeps): void {
+export function blobRoutes(deps: BlobRouteDeps) {
   const now = deps.now ?? Date.now;
-  app.route({
-    method: ['GET', 'HEAD'],
-    url: `${BLOB_ROUTE_PREFIX}*`,
-    exposeHeadRoute: false,
-    // The signature is the authorisation: no API key, no rate-limit count.
-    config: { auth: 'none' },
-    handler: (req, reply) => serveBlob(req, reply, deps, now()),
-  });
+  return [
+    defineRoute({
+      method: ['GET', 'HEAD'],
+      url: `${BLOB_ROUTE_PREFIX}*`,
+      summary: "Download a stored file by a signed URL (the disk store's download and output URLs)",
+      description:
+        "The URLs in job outputs and download redirects when files are on this server's disk (not S3). The signature " +
+        'is the authorisation (no API key). Single byte ranges (206, 416), Content-Disposition with the file name.',
+      tag: 'Downloads',
+      // The signature is the authorisation: no API key, no rate-limit count.
+      auth: 'none',
+      params: BlobParams,
+      query: SignedQuery,
+      invalidInput: () => new ApiError('INVALID_SIGNATURE'),
+      status: 200,
+      response: null,
+      errors: ['INVALID_SIGNATURE', 'DOWNLOAD_URL_EXPIRED', 'FILE_NOT_FOUND', 'RANGE_NOT_SATISFIABLE'],
+      handler: ({ request, reply, params, query }) => serveBlob(request, reply, deps, params['*'], query, now()),
+    }),
+  ];
 }
+
+const BlobParams = z.object({ '*': z.string() });
+const SignedQuery = z.object({
+  exp: z.string().describe('Expiry, Unix seconds'),
+  name: z.string().describe('The file name the download is saved under'),
+  ct: z.string().describe('Content-Type'),
+  sig: z.string().describe('HMAC signature'),
+});
 
 async function serveBlob(
   req: FastifyRequest,
   reply: FastifyReply,
   deps: BlobRouteDeps,
+  key: string,
+  query: z.infer<typeof SignedQuery>,
   nowMs: number,
 ): Promise<FastifyReply> {
-  const key = (req.params as { '*': string })['*'];
   // A key outside the grammar was never signed by us; say so without touching storage.
   if (!isBlobKey(key)) throw new ApiError('INVALID_SIGNATURE');
-  const check = verifyDownloadQuery(deps.signer, assertBlobKey(key), req.query as Record<string, unknown>, nowMs);
+  const check = verifyDownloadQuery(deps.signer, assertBlobKey(key), query, nowMs);
   if (!check.ok) throw new ApiError(check.reason === 'expired' ? 'DOWNLOAD_URL_EXPIRED' : 'INVALID_SIGNATURE');
 
   const stat = await deps.store.stat(key);

@@ -3,7 +3,7 @@ import { IdParams } from '../../contract/common.ts';
 import { DenoiseJob } from '../../contract/denoise.ts';
 import { JobDetail } from '../../contract/jobs.ts';
 import { TrackJobDetail, VideoJobDetail } from '../../contract/media-jobs.ts';
-import type { JobKind } from '../../domain/job-kinds.ts';
+import { JOB_KINDS, type JobKind } from '../../domain/job-kinds.ts';
 import { cancelJob } from '../../jobs/cancel-job.ts';
 import { presentDenoiseJob } from '../../jobs/present-denoise-job.ts';
 import { presentTrackJob, presentVideoJob } from '../../jobs/present-media-job.ts';
@@ -13,43 +13,38 @@ import type { Runtime } from '../../runtime.ts';
 import type { JobRow } from '../../store/jobs.ts';
 
 interface Cancellable {
-  kind: JobKind;
   path: string;
   tag: string;
   detail: z.ZodType;
   present(rt: Runtime, row: JobRow): Promise<unknown> | unknown;
 }
 
-const RESOURCES: Cancellable[] = [
-  {
-    kind: 'stem',
+const RESOURCES: Record<JobKind, Cancellable> = {
+  stem: {
     path: '/v1/jobs',
     tag: 'Stem jobs',
     detail: JobDetail,
     present: (rt, row) => presentStemJob(row, rt.store),
   },
-  {
-    kind: 'video',
+  video: {
     path: '/v1/video-jobs',
     tag: 'Video jobs',
     detail: VideoJobDetail,
     present: (rt, row) => presentVideoJob(row, rt.store),
   },
-  {
-    kind: 'track',
+  track: {
     path: '/v1/track-jobs',
     tag: 'Track jobs',
     detail: TrackJobDetail,
     present: (rt, row) => presentTrackJob(row, rt.store),
   },
-  {
-    kind: 'denoise',
+  denoise: {
     path: '/v1/denoise-jobs',
     tag: 'Denoise jobs',
     detail: DenoiseJob,
     present: (rt, row) => presentDenoiseJob(row, rt.config.publicUrl),
   },
-];
+};
 
 /**
  * `POST /v1/<jobs>/{id}/cancel` on each job resource (the shape of Stripe's, OpenAI's and
@@ -59,11 +54,12 @@ const RESOURCES: Cancellable[] = [
  * already finished is 409 JOB_NOT_CANCELLABLE.
  */
 export function cancelRoutes(rt: Runtime) {
-  return RESOURCES.map((r) =>
-    defineRoute({
+  return JOB_KINDS.map((kind) => {
+    const r = RESOURCES[kind];
+    return defineRoute({
       method: 'POST',
       url: `${r.path}/:id/cancel`,
-      summary: `Cancel a pending or processing ${r.kind === 'stem' ? 'stem' : r.kind} job`,
+      summary: `Cancel a pending or processing ${kind} job`,
       description:
         'Stops the job and releases its held credits. It then reads FAILED with progressPhase "cancelled" and ' +
         'errorDetails.code JOB_CANCELLED, and job.failed is sent to subscribed webhooks. Repeating the call ' +
@@ -76,7 +72,7 @@ export function cancelRoutes(rt: Runtime) {
       status: 200,
       response: r.detail,
       errors: ['JOB_NOT_FOUND', 'JOB_NOT_CANCELLABLE'],
-      handler: async ({ params, auth }) => r.present(rt, await cancelJob(rt, auth.accountId, r.kind, params.id)),
-    }),
-  );
+      handler: async ({ params, auth }) => r.present(rt, await cancelJob(rt, auth.accountId, kind, params.id)),
+    });
+  });
 }

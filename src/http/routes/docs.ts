@@ -1,8 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import { ApiError } from '../../domain/errors.ts';
+import { type AnyRoute, defineRoute } from '../../routing/route.ts';
+import { buildOpenApi } from '../openapi-document.ts';
 
 /**
  * The `/docs` page: Swagger UI (the `swagger-ui-dist` package, served from this process; nothing is
@@ -31,7 +33,7 @@ const INIT_JS = `window.addEventListener('load', () => {
 });
 `;
 
-export const DOCS_HTML = `<!doctype html>
+const DOCS_HTML = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -52,22 +54,50 @@ export const DOCS_HTML = `<!doctype html>
 const distDir = () => dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
 /** Headers every `/docs` answer carries. */
-export const docsHeaders = { 'content-security-policy': CSP, 'x-content-type-options': 'nosniff' };
+const docsHeaders = { 'content-security-policy': CSP, 'x-content-type-options': 'nosniff' };
 
-/** `GET /docs/assets/:name`: the renderer's files (a fixed list) and its start-up script. */
-export function registerDocsAssets(app: FastifyInstance): void {
+/**
+ * `GET /v1/openapi.json`, the browsable `/docs` page (Swagger UI served locally) and its assets. The
+ * document is built once, on first request, from `getRoutes()`: every documented route of the API.
+ */
+export function docsRoutes(getRoutes: () => AnyRoute[], serverUrl: string, version: string) {
+  let doc: ReturnType<typeof buildOpenApi> | undefined;
+  const document = () => (doc ??= buildOpenApi(getRoutes(), serverUrl, version));
   const cache = new Map<string, Buffer>();
-  app.get<{ Params: { name: string } }>('/docs/assets/:name', { config: { auth: 'none' } }, async (req, reply) => {
-    const { name } = req.params;
-    reply.headers({ ...docsHeaders, 'cache-control': 'public, max-age=86400' });
-    if (name === 'init.js') return reply.type('text/javascript; charset=utf-8').send(INIT_JS);
-    const type = ASSETS[name];
-    if (!type) throw new ApiError('NOT_FOUND', 'No such documentation asset.');
-    let body = cache.get(name);
-    if (!body) {
-      body = await readFile(join(distDir(), name));
-      cache.set(name, body);
-    }
-    return reply.type(type).send(body);
-  });
+  const base = { tag: 'Operations', auth: 'none' as const, documented: false, status: 200, response: null };
+  return [
+    defineRoute({
+      ...base,
+      method: 'GET',
+      url: '/v1/openapi.json',
+      summary: 'OpenAPI 3.1 document',
+      handler: async () => document(),
+    }),
+    defineRoute({
+      ...base,
+      method: 'GET',
+      url: '/docs',
+      summary: 'API reference (HTML)',
+      handler: async ({ reply }) => reply.headers(docsHeaders).type('text/html; charset=utf-8').send(DOCS_HTML),
+    }),
+    defineRoute({
+      ...base,
+      method: 'GET',
+      url: '/docs/assets/:name',
+      summary: "The API reference's files (Swagger UI) and its start-up script",
+      params: z.object({ name: z.string() }),
+      handler: async ({ params: { name }, reply }) => {
+        reply.headers({ ...docsHeaders, 'cache-control': 'public, max-age=86400' });
+        if (name === 'init.js') return reply.type('text/javascript; charset=utf-8').send(INIT_JS);
+        const type = ASSETS[name];
+        if (!type) throw new ApiError('NOT_FOUND', 'No such documentation asset.');
+        let body = cache.get(name);
+        if (!body) {
+          body = await readFile(join(distDir(), name));
+          cache.set(name, body);
+        }
+        return reply.type(type).send(body);
+      },
+    }),
+  ];
 }

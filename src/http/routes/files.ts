@@ -1,11 +1,10 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import multipart from '@fastify/multipart';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
-import { deleteUpload, insertUpload, type UploadRow } from '../../store/uploads.ts';
-import { newUploadRow, uploadPrefix } from '../../uploads/grant.ts';
+import type { UploadRow } from '../../store/uploads.ts';
+import { discardFormUpload, openFormUpload } from '../../uploads/form-upload.ts';
 import { ingestUpload } from '../../uploads/ingest.ts';
 import { tooLarge } from '../../uploads/receive.ts';
-import { defineRoute, registerRoutes } from '../../routing/route.ts';
+import { defineRoute } from '../../routing/route.ts';
 import { UploadedFile } from '../../contract/upload.ts';
 import type { AuthContext } from '../../routing/request-context.ts';
 import type { Runtime } from '../../runtime.ts';
@@ -18,50 +17,40 @@ const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;
 /**
  * `POST /v1/files/upload`: the one-request upload (API.md "Denoise jobs"): multipart/form-data with
  * exactly one file part named `file`. The part streams through `ingestUpload` (src/uploads: temp file
- * with the size cap, probe and measuring decode, atomic publish), never into memory. Declared with `defineRoute` so it is in the OpenAPI
- * document; registered by `registerFilesUpload` in its own plugin scope, where alone the multipart
- * parser exists.
+ * with the size cap, probe and measuring decode, atomic publish), never into memory.
  */
-export function filesUploadRoute(rt: Runtime) {
-  return defineRoute({
-    method: 'POST',
-    url: '/v1/files/upload',
-    summary: 'Upload an audio file in one multipart request',
-    description:
-      'multipart/form-data with exactly one file part named "file" (other text fields are ignored). The file is probed; pass uploadKey as inputFilePath to POST /denoise-jobs (or as uploadKey to POST /jobs). expiresAt: when the stored file is deleted unless a job still needs it.',
-    tag: 'Uploads',
-    auth: 'apiKey',
-    documentedBody: {
-      mediaType: 'multipart/form-data',
-      schema: {
-        type: 'object',
-        required: ['file'],
-        properties: { file: { type: 'string', format: 'binary', description: 'The audio file.' } },
+export function fileRoutes(rt: Runtime) {
+  return [
+    defineRoute({
+      method: 'POST',
+      url: '/v1/files/upload',
+      summary: 'Upload an audio file in one multipart request',
+      description:
+        'multipart/form-data with exactly one file part named "file" (other text fields are ignored). The file is probed; pass uploadKey as inputFilePath to POST /denoise-jobs (or as uploadKey to POST /jobs). expiresAt: when the stored file is deleted unless a job still needs it.',
+      tag: 'Uploads',
+      auth: 'apiKey',
+      // fileSize max+1: a file of exactly the limit passes; one byte more is truncated and refused.
+      bodyMode: { multipart: { ...FORM_LIMITS, fileSize: rt.config.limits.maxFileSizeBytes + 1 } },
+      documentedBody: {
+        mediaType: 'multipart/form-data',
+        schema: {
+          type: 'object',
+          required: ['file'],
+          properties: { file: { type: 'string', format: 'binary', description: 'The audio file.' } },
+        },
       },
-    },
-    status: 200,
-    response: UploadedFile,
-    errors: [
-      'VALIDATION_ERROR',
-      'UNSUPPORTED_MEDIA_TYPE',
-      'UNSUPPORTED_FORMAT',
-      'AUDIO_NOT_DECODABLE',
-      'FILE_TOO_LARGE',
-    ],
-    handler: async ({ auth, request, reply }) => receiveUpload(rt, auth, request, reply),
-  });
-}
-
-/** Registers the route inside an encapsulated scope holding @fastify/multipart (no other route parses multipart). */
-export function registerFilesUpload(app: FastifyInstance, rt: Runtime): void {
-  app.register(async (scope) => {
-    // Every Content-Type reaches the handler unread, which answers 415 for anything but multipart.
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', (_req, _payload, done) => done(null));
-    // fileSize max+1: a file of exactly the limit passes; one byte more is truncated and refused.
-    await scope.register(multipart, { limits: { ...FORM_LIMITS, fileSize: rt.config.limits.maxFileSizeBytes + 1 } });
-    registerRoutes(scope, [filesUploadRoute(rt)]);
-  });
+      status: 200,
+      response: UploadedFile,
+      errors: [
+        'VALIDATION_ERROR',
+        'UNSUPPORTED_MEDIA_TYPE',
+        'UNSUPPORTED_FORMAT',
+        'AUDIO_NOT_DECODABLE',
+        'FILE_TOO_LARGE',
+      ],
+      handler: async ({ auth, request, reply }) => receiveUpload(rt, auth, request, reply),
+    }),
+  ];
 }
 
 async function receiveUpload(rt: Runtime, auth: AuthContext, request: FastifyRequest, reply: FastifyReply) {
@@ -95,14 +84,13 @@ async function receiveUpload(rt: Runtime, auth: AuthContext, request: FastifyReq
         );
       }
       // The extension picks the stored type (as for the upload grant); the content decides acceptance.
-      row = newUploadRow(auth.accountId, part.filename, { expiresAt: new Date() });
-      await insertUpload(rt.db, row);
+      row = await openFormUpload(rt, auth.accountId, part.filename);
       result = await ingestUpload(rt, row, part.file);
       if (part.file.truncated) throw tooLarge(maxBytes);
     }
   } catch (err) {
     // Nothing of a refused request stays behind; and the unread rest of the body is not read.
-    if (row) await discard(rt, row);
+    if (row) await discardFormUpload(rt, row);
     reply.header('Connection', 'close');
     throw multipartError(err, maxBytes);
   }
@@ -112,17 +100,10 @@ async function receiveUpload(rt: Runtime, auth: AuthContext, request: FastifyReq
       : "No file part named 'file' was sent.";
     throw new ApiError('VALIDATION_ERROR', hint, { field: 'file' });
   }
-  // The row's expires_at is the upload time: the retention sweeper deletes an upload one retention
-  // period after it, unless a job still needs it (`src/worker/retention.ts`).
   return {
     ...result,
     expiresAt: new Date(Date.parse(row!.expires_at) + rt.config.retentionSeconds * 1000).toISOString(),
   };
-}
-
-async function discard(rt: Runtime, row: UploadRow): Promise<void> {
-  await rt.store.deletePrefix(uploadPrefix(row)).catch(() => undefined);
-  await deleteUpload(rt.db, row.id).catch(() => undefined);
 }
 
 /** @fastify/multipart and busboy errors in the catalog's terms. */

@@ -1,9 +1,8 @@
 import { defineRoute } from '../../routing/route.ts';
 import { IdParams } from '../../contract/common.ts';
 import { CreateWebhookRequest, WebhookCreated, WebhookDeleted, WebhookList } from '../../contract/webhooks.ts';
-import { ApiError } from '../../domain/errors.ts';
-import { deleteWebhook, listWebhooks, MAX_WEBHOOKS_PER_ACCOUNT } from '../../store/webhooks.ts';
-import { presentWebhook, registerWebhook } from '../../webhooks/account-webhooks.ts';
+import { listWebhooks, MAX_WEBHOOKS_PER_ACCOUNT } from '../../store/webhooks.ts';
+import { presentWebhook, registerWebhook, removeWebhook } from '../../webhooks/account-webhooks.ts';
 import type { Runtime } from '../../runtime.ts';
 
 export function webhookRoutes(rt: Runtime) {
@@ -54,9 +53,7 @@ export function webhookRoutes(rt: Runtime) {
       response: WebhookDeleted,
       errors: ['WEBHOOK_NOT_FOUND'],
       handler: async ({ params, auth }) => {
-        if (!(await deleteWebhook(rt.db, auth.accountId, params.id))) {
-          throw new ApiError('WEBHOOK_NOT_FOUND', `No webhook '${params.id}'.`);
-        }
+        await removeWebhook(rt.db, auth.accountId, params.id);
         return { deleted: true as const };
       },
     }),

@@ -1,0 +1,67 @@
+import type { z } from 'zod';
+import { ApiError } from '../domain/errors.ts';
+
+/** Parses a request part, turning zod issues into VALIDATION_ERROR naming the field. */
+export function parseInput<T>(schema: z.ZodType<T>, value: unknown, where: 'body' | 'query' | 'path'): T {
+  const input = value ?? (where === 'body' ? undefined : {});
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  throw validationError(result.error, where, input);
+}
+
+/**
+ * The first zod issue as a message that says what is wrong: a missing field, a wrong type (with the
+ * type sent), an unknown field, a value out of range. `input` is what was parsed, to tell a missing
+ * field from one of the wrong type (zod does not keep the input by default).
+ */
+export function validationError(error: z.ZodError, where: string, input?: unknown): ApiError {
+  const [issue] = error.issues;
+  if (!issue) return new ApiError('VALIDATION_ERROR', `Invalid ${where}.`, { field: null });
+  const field = issue.path.join('.');
+  if (!field) {
+    if (issue.code === 'unrecognized_keys') {
+      const keys = issue.keys.map((k) => `'${k.slice(0, 50)}'`).join(', ');
+      return new ApiError('VALIDATION_ERROR', `Unknown field(s) ${keys} in ${where}.`, {
+        field: issue.keys[0] ?? null,
+      });
+    }
+    if (issue.code === 'invalid_type' && where === 'body') {
+      const sent = input === undefined ? 'nothing' : typeName(input);
+      return new ApiError('VALIDATION_ERROR', `The request body must be a JSON object (got ${sent}).`, {
+        field: null,
+      });
+    }
+    return new ApiError('VALIDATION_ERROR', `Invalid ${where}: ${issue.message}`, { field: null });
+  }
+  const shown = field.length > 80 ? `${field.slice(0, 80)}…` : field;
+  return new ApiError('VALIDATION_ERROR', `Invalid field '${shown}' in ${where}: ${describeIssue(issue, input)}`, {
+    field,
+  });
+}
+
+function describeIssue(issue: z.core.$ZodIssue, input: unknown): string {
+  if (issue.code === 'invalid_type') {
+    const value = valueAt(input, issue.path);
+    if (value === undefined) return 'it is required';
+    return `expected ${issue.expected}, got ${typeName(value)}`;
+  }
+  if (issue.code === 'invalid_value' && 'values' in issue)
+    return `expected one of ${issue.values.map(String).join(', ')}`;
+  if (issue.code === 'unrecognized_keys') return `unknown field(s) ${issue.keys.map((k) => k.slice(0, 50)).join(', ')}`;
+  return issue.message;
+}
+
+function valueAt(input: unknown, path: PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
