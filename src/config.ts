@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { resolve, join } from 'node:path';
 import { z } from 'zod';
 import { EXECUTION_PROVIDERS, type ExecutionProvider } from './domain/vocabulary.ts';
-import { STORAGE_BACKEND_NAMES, STORAGE_BACKENDS } from './storage/backends.ts';
+import { STORAGE_BACKEND_NAMES, STORAGE_BACKENDS, type StorageSettings } from './storage/backends.ts';
 
 /**
  * The service's configuration, parsed once at start-up from the environment.
@@ -168,19 +168,7 @@ export interface Config {
   orphanSweepSeconds: number;
   /** Namespace of every Redis key (queues, rate-limit counters): deployments can share a Redis. */
   redisPrefix: string;
-  storage:
-    | { kind: 'disk'; root: string }
-    | {
-        kind: 's3';
-        bucket: string;
-        region: string;
-        endpoint: string | undefined;
-        /** Where clients reach the bucket when not at `endpoint` (a compose network name): download links are signed for it. */
-        publicEndpoint: string | undefined;
-        accessKeyId: string | undefined;
-        secretAccessKey: string | undefined;
-        forcePathStyle: boolean;
-      };
+  storage: StorageSettings;
   /** Where the model weights are read from; read-only is fine (only `models pull` writes here). */
   modelsDir: string;
   /** What the service derives from the models and may rebuild: prepared graph copies and the record of verified checksums. */

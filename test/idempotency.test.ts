@@ -8,7 +8,7 @@ import { uploadFile } from './helpers/jobs.ts';
 import { canonicalJson } from '../src/http/idempotency.ts';
 import { grantCredits } from '../src/store/credits.ts';
 import { claimIdempotencyKey, findIdempotencyKey, sweepIdempotencyKeys } from '../src/store/idempotency-keys.ts';
-import { createStemJob } from '../src/jobs/create-stem-job.ts';
+import { createStemJob } from '../src/jobs/create/create-stem-job.ts';
 import { CreateJobRequest, JobCreated } from '../src/contract/jobs.ts';
 
 /**

@@ -10,7 +10,7 @@ import { probeAudio } from '../src/audio/probe.ts';
 import { decodeToPlanar } from '../src/audio/decode.ts';
 import { getBalanceSeconds, listLedger } from '../src/store/credits.ts';
 import { findJob } from '../src/store/jobs.ts';
-import { buildWebhookPayload } from '../src/webhooks/payload.ts';
+import { buildWebhookPayload } from '../src/jobs/events/webhook-payload.ts';
 
 const rmsOf = (channels: Float32Array[]) => {
   let sum = 0;

@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { dialects, freshDatabase, type TestDatabase } from './helpers/db.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { localModels, workerModels } from '../src/models/availability.ts';
-import { requireModel } from '../src/jobs/require-model.ts';
+import { requireModel } from '../src/jobs/create/require-model.ts';
 import { recordWorkerModels } from '../src/store/worker-models.ts';
 import { getBalanceSeconds } from '../src/store/credits.ts';
 import { startWorkerPresence } from '../src/worker/presence.ts';

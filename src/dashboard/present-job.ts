@@ -1,10 +1,10 @@
 import type { JobSummaryBody, JobViewBody } from '../contract/dashboard.ts';
-import { DOWNLOAD_URL_TTL_SECONDS } from '../jobs/outputs.ts';
-import { presenterOf } from '../jobs/job-presenters.ts';
-import { jobTitle } from '../jobs/job-title.ts';
-import { presentProgress } from '../jobs/present-progress.ts';
+import { DOWNLOAD_URL_TTL_SECONDS } from '../jobs/outputs/outputs.ts';
+import { presenterOf } from '../jobs/present/job-presenters.ts';
+import { jobTitle } from '../jobs/present/job-title.ts';
+import { presentProgress } from '../jobs/present/present-progress.ts';
 import { readAudioMetadata, readJob, readOutputs, type TypedJob } from '../jobs/read-job.ts';
-import type { RunningFacts } from '../jobs/running-facts.ts';
+import type { RunningFacts } from '../jobs/present/running-facts.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import type { JobRow } from '../store/jobs.ts';
 

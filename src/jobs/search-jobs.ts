@@ -1,7 +1,7 @@
 import { listAllAccountJobs } from '../store/job-edits.ts';
 import { type JobRow, type ListQuery, listJobs } from '../store/jobs.ts';
 import type { Db } from '../store/schema.ts';
-import { jobTitle } from './job-title.ts';
+import { jobTitle } from './present/job-title.ts';
 
 /**
  * A page of an account's jobs, newest first; with `q`, only those whose title (the name given, else

@@ -4,10 +4,10 @@ import type { IncomingMessage } from 'node:http';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ApiError } from '../domain/errors.ts';
-import { AddressNotAllowedError, parseOutboundUrl, type AddressPolicy } from './address-guard.ts';
+import { AddressNotAllowedError, parseOutboundUrl, type AddressPolicy } from '../net/address-guard.ts';
 import { SourceFetchError } from './fetch-error.ts';
 import { fileNameFromContentDisposition, fileNameFromUrl } from './file-name.ts';
-import { guardedRequest, RequestTimeoutError } from './guarded-request.ts';
+import { guardedRequest, RequestTimeoutError } from '../net/guarded-request.ts';
 
 export interface FetchToFileOptions extends AddressPolicy {
   /** Total time for the whole fetch, all redirect hops and the body included (SOURCE_FETCH_TIMEOUT_MS). */

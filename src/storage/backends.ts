@@ -29,3 +29,18 @@ export interface StorageCapabilities {
    */
   downloadOrigins: readonly string[];
 }
+
+/** The blob store a configuration chooses, with its settings (`src/config.ts` parses them). */
+export type StorageSettings =
+  | { kind: 'disk'; root: string }
+  | {
+      kind: 's3';
+      bucket: string;
+      region: string;
+      endpoint: string | undefined;
+      /** Where clients reach the bucket when not at `endpoint` (a compose network name): download links are signed for it. */
+      publicEndpoint: string | undefined;
+      accessKeyId: string | undefined;
+      secretAccessKey: string | undefined;
+      forcePathStyle: boolean;
+    };

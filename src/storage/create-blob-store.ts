@@ -1,4 +1,4 @@
-import type { Config } from '../config.ts';
+import type { StorageSettings } from './backends.ts';
 import type { BlobStore } from './blob-store.ts';
 import { DiskBlobStore } from './disk-store.ts';
 import { createS3Client, S3BlobStore } from './s3-store.ts';
@@ -9,7 +9,7 @@ import type { UrlSigner } from './url-signer.ts';
  * or an S3 bucket with presigned URLs (for S3_PUBLIC_ENDPOINT where clients reach the bucket at
  * another address than the service does). `publicUrl` is the site URL (no `/v1`).
  */
-export function createBlobStore(storage: Config['storage'], deps: { publicUrl: string; signer: UrlSigner }): BlobStore {
+export function createBlobStore(storage: StorageSettings, deps: { publicUrl: string; signer: UrlSigner }): BlobStore {
   if (storage.kind === 'disk') {
     return new DiskBlobStore({ root: storage.root, publicUrl: deps.publicUrl, signer: deps.signer });
   }

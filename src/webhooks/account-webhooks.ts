@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { CreateWebhookRequest } from '../contract/webhooks.ts';
-import { assertPublicUrl } from '../sources/address-guard.ts';
+import { assertPublicUrl } from '../net/address-guard.ts';
 import type { Db } from '../store/schema.ts';
 import { ApiError } from '../domain/errors.ts';
 import { createWebhook, deleteWebhook, enableWebhook, type WebhookView } from '../store/webhooks.ts';

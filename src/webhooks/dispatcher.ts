@@ -13,9 +13,9 @@ import {
   type DeliveryRow,
 } from '../store/webhook-deliveries.ts';
 import { PROCESS_ID } from '../domain/process-id.ts';
-import { buildWebhookPayload } from './payload.ts';
+import { buildWebhookPayload } from '../jobs/events/webhook-payload.ts';
 import { sendWebhook } from './send.ts';
-import type { WebhookEventName } from './outbox.ts';
+import type { WebhookEventName } from '../jobs/events/outbox.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 
 /** What delivering webhooks needs (`src/runtime.ts` satisfies it). */

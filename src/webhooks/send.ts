@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { ApiError } from '../domain/errors.ts';
-import { AddressNotAllowedError, parseOutboundUrl, type AddressPolicy } from '../sources/address-guard.ts';
-import { guardedRequest, RequestTimeoutError } from '../sources/guarded-request.ts';
+import { AddressNotAllowedError, parseOutboundUrl, type AddressPolicy } from '../net/address-guard.ts';
+import { guardedRequest, RequestTimeoutError } from '../net/guarded-request.ts';
 import { signBody } from './sign.ts';
 
 export const WEBHOOK_USER_AGENT = 'Stemforge-Webhooks/1.0';

@@ -5,7 +5,7 @@ import { extensionOf, INPUT_FORMATS, sanitizeFileName } from '../domain/formats.
 import { downloadAudio, type DownloadedAudio } from '../sources/ytdlp.ts';
 import { YtdlpError, ytdlpErrorToApiError } from '../sources/ytdlp-errors.ts';
 import { measureAudioOrReject } from '../uploads/measure.ts';
-import { maxDurationFor, minutesText, type MediaSite } from '../jobs/media-metadata.ts';
+import { maxDurationFor, minutesText, type MediaSite } from '../jobs/create/media-metadata.ts';
 import type { JobInputOf } from '../jobs/payloads.ts';
 import type { StageContext, StageDeps, StageHandler, StageNext } from './stage.ts';
 import { PermanentJobError } from './job-errors.ts';

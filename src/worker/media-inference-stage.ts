@@ -1,6 +1,6 @@
 import { creditsForDuration } from '../domain/credits.ts';
 import type { StageCompleted, StageContext, StageDeps } from './stage.ts';
-import { separateStage } from './stem-pipeline.ts';
+import { separateStage } from './separate-stage.ts';
 import { PermanentJobError } from './job-errors.ts';
 
 /**

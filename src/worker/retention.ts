@@ -2,7 +2,7 @@ import type { WorkerDeps } from './deps.ts';
 import { isSourceInUse, listExpiredJobs, markExpired } from '../store/jobs.ts';
 import { deleteUpload, listExpiredUploads } from '../store/uploads.ts';
 import { uploadPrefix } from '../uploads/grant.ts';
-import { deleteJobFiles } from '../jobs/job-files.ts';
+import { deleteJobFiles } from '../jobs/outputs/job-files.ts';
 
 /**
  * Retention: when a job's `expiresAt` passes, its outputs are deleted, the job becomes EXPIRED and

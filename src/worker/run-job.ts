@@ -5,7 +5,7 @@ import type { JobRow } from '../store/jobs.ts';
 import { claimJob, renewLease, reportProgress, setCreditsCharged, transitionHeldJob } from '../store/jobs.ts';
 import { chargeHold, heldForJob, releaseHold, type Settlement } from '../store/credits.ts';
 import { retryDelayMs } from '../domain/job-state.ts';
-import { recordJobEvent } from '../webhooks/outbox.ts';
+import { recordJobEvent } from '../jobs/events/outbox.ts';
 import { kindSpec, type JobKind, type Stage, type StageType } from '../domain/job-kinds.ts';
 import { readJob } from '../jobs/read-job.ts';
 import type { StageCompleted, StageHandler, StageHandlers } from './stage.ts';

@@ -4,7 +4,7 @@ import { getBalanceSeconds, heldForJob, holdCredits, releaseHold } from '../stor
 import { recordMeasuredInput } from '../store/measured-input.ts';
 import { creditsForDuration } from '../domain/credits.ts';
 import { findAccount } from '../store/accounts.ts';
-import { grantHint } from '../jobs/acquire-input.ts';
+import { grantHint } from '../jobs/create/acquire-input.ts';
 import { PermanentJobError, ShutdownError } from './job-errors.ts';
 
 /**

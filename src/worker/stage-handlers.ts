@@ -1,9 +1,9 @@
 import { stageTypes } from '../domain/job-kinds.ts';
 import type { StageHandlers } from './stage.ts';
-import { separateStage } from './stem-pipeline.ts';
+import { separateStage } from './separate-stage.ts';
 import { downloadStage, TRACK_DOWNLOAD, VIDEO_DOWNLOAD } from './download-stage.ts';
 import { mediaInferenceStage } from './media-inference-stage.ts';
-import { denoiseStage } from './denoise-pipeline.ts';
+import { denoiseStage } from './denoise-stage.ts';
 
 /** The handler of every (kind, stage) in the job catalog: complete by type, checked again at start. */
 export const STAGE_HANDLERS: StageHandlers = {

@@ -1,7 +1,7 @@
 import type { JobKind, KindOf, Stage, StageType } from '../domain/job-kinds.ts';
 import type { ProgressPhase } from '../domain/vocabulary.ts';
 import type { AudioMetadataValue } from '../contract/common.ts';
-import type { StoredOutputs } from '../jobs/outputs.ts';
+import type { StoredOutputs } from '../jobs/outputs/outputs.ts';
 import type { JobInputOf } from '../jobs/payloads.ts';
 import type { TypedJobOf } from '../jobs/read-job.ts';
 import type { WorkerDeps } from './deps.ts';

@@ -3,7 +3,7 @@ import type { Runtime } from '../../src/runtime.ts';
 import type { JobKind } from '../../src/store/schema.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { insertJob, type JobRow } from '../../src/store/jobs.ts';
-import { recordJobEvent } from '../../src/webhooks/outbox.ts';
+import { recordJobEvent } from '../../src/jobs/events/outbox.ts';
 import { pendingJobRow } from './job-row.ts';
 
 export interface FinishedJobOptions {

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { lastDays } from '../../src/dashboard/routes/account.ts';
 import { clearedSessionCookie, readCookie, sessionCookie } from '../../src/dashboard/cookies.ts';
 import { DUMMY_HASH, hashPassword, verifyPassword } from '../../src/accounts/password.ts';
-import { toBuckets } from '../../src/jobs/output-peaks.ts';
+import { toBuckets } from '../../src/jobs/outputs/output-peaks.ts';
 
 describe('dashboard passwords (scrypt)', () => {
   test('a hash verifies its password only; salts differ; malformed or out-of-range hashes never match', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { JOB_KIND_CATALOG, JOB_KINDS, kindsInStage, stageTypes } from '../../src/domain/job-kinds.ts';
-import { JOB_PRESENTERS } from '../../src/jobs/job-presenters.ts';
+import { JOB_PRESENTERS } from '../../src/jobs/present/job-presenters.ts';
 import { JOB_PAYLOADS } from '../../src/jobs/payloads.ts';
 import { assertStageHandlers, STAGE_HANDLERS } from '../../src/worker/stage-handlers.ts';
 

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { lookup } from 'node:dns/promises';
 import type { ApiError } from '../../src/domain/errors.ts';
-import { classifyIp, parseIPv6 } from '../../src/sources/ip-ranges.ts';
+import { classifyIp, parseIPv6 } from '../../src/net/ip-ranges.ts';
 import {
   assertPublicUrl,
   AddressNotAllowedError,
   createGuardedLookup,
   parseOutboundUrl,
-} from '../../src/sources/address-guard.ts';
+} from '../../src/net/address-guard.ts';
 
 describe('classifyIp', () => {
   const cases: [string, string][] = [

@@ -4,7 +4,7 @@ import { defineRoute } from '../../routing/route.ts';
 import type { Runtime } from '../../runtime.ts';
 import { getBalance } from '../../store/credits.ts';
 import { chargedSecondsByDay, listLedgerPage } from '../../store/ledger.ts';
-import { jobTitles } from '../../jobs/job-title.ts';
+import { jobTitles } from '../../jobs/present/job-title.ts';
 import { DASHBOARD_API, sessionOf } from '../guard.ts';
 
 const base = { tag: 'Dashboard', auth: 'none' as const };

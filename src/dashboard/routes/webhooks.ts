@@ -12,7 +12,7 @@ import { defineRoute } from '../../routing/route.ts';
 import { presentWebhook, reenableWebhook, registerWebhook, removeWebhook } from '../../webhooks/account-webhooks.ts';
 import type { Runtime } from '../../runtime.ts';
 import { listWebhookDeliveries, TEST_EVENT } from '../../store/webhook-deliveries.ts';
-import { jobTitles } from '../../jobs/job-title.ts';
+import { jobTitles } from '../../jobs/present/job-title.ts';
 import { deliveryOutcome } from '../present-delivery.ts';
 import { findWebhook, listWebhooks } from '../../store/webhooks.ts';
 import { DASHBOARD_API, sessionOf } from '../guard.ts';

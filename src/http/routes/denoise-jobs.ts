@@ -9,8 +9,8 @@ import {
 } from '../../contract/denoise.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { findAccountJob, listJobs } from '../../store/jobs.ts';
-import { createDenoiseJob } from '../../jobs/create-denoise-job.ts';
-import { presentDenoiseJob } from '../../jobs/present-denoise-job.ts';
+import { createDenoiseJob } from '../../jobs/create/create-denoise-job.ts';
+import { presentDenoiseJob } from '../../jobs/present/present-denoise-job.ts';
 import { downloadDenoiseRoute } from './download-denoise.ts';
 import type { Runtime } from '../../runtime.ts';
 import { pollingHints } from '../polling.ts';

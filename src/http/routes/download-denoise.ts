@@ -2,8 +2,8 @@ import { defineRoute } from '../../routing/route.ts';
 import { IdParams } from '../../contract/common.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { findAccountJob } from '../../store/jobs.ts';
-import { denoisedOutput } from '../../jobs/present-denoise-job.ts';
-import { DOWNLOAD_URL_TTL_SECONDS } from '../../jobs/outputs.ts';
+import { denoisedOutput } from '../../jobs/present/present-denoise-job.ts';
+import { DOWNLOAD_URL_TTL_SECONDS } from '../../jobs/outputs/outputs.ts';
 import type { Runtime } from '../../runtime.ts';
 
 /**

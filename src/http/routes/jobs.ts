@@ -3,8 +3,8 @@ import { IdParams, OffsetListQuery } from '../../contract/common.ts';
 import { CreateJobRequest, JobCreated, JobDetail, JobList } from '../../contract/jobs.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { findAccountJob, listJobs } from '../../store/jobs.ts';
-import { createStemJob } from '../../jobs/create-stem-job.ts';
-import { presentStemJob, presentStemListItem } from '../../jobs/present-stem-job.ts';
+import { createStemJob } from '../../jobs/create/create-stem-job.ts';
+import { presentStemJob, presentStemListItem } from '../../jobs/present/present-stem-job.ts';
 import type { Runtime } from '../../runtime.ts';
 import { pollingHints } from '../polling.ts';
 

@@ -14,8 +14,8 @@ import {
   VideoJobList,
 } from '../../contract/media-jobs.ts';
 import { ApiError, type ErrorCode } from '../../domain/errors.ts';
-import { createTrackJob, createVideoJob } from '../../jobs/create-media-job.ts';
-import { presentTrackJob, presentVideoJob } from '../../jobs/present-media-job.ts';
+import { createTrackJob, createVideoJob } from '../../jobs/create/create-media-job.ts';
+import { presentTrackJob, presentVideoJob } from '../../jobs/present/present-media-job.ts';
 import type { IdempotentAnswer } from '../../store/idempotency-keys.ts';
 import { findAccountJob, listJobs, type JobRow } from '../../store/jobs.ts';
 import type { BlobStore } from '../../storage/blob-store.ts';

@@ -1,6 +1,6 @@
-import { ApiError } from '../domain/errors.ts';
-import type { ModelAvailability } from '../models/availability.ts';
-import { getModelSpec } from '../models/registry.ts';
+import { ApiError } from '../../domain/errors.ts';
+import type { ModelAvailability } from '../../models/availability.ts';
+import { getModelSpec } from '../../models/registry.ts';
 
 /**
  * Refuses a job whose model no process of this deployment can run (400 MODEL_NOT_INSTALLED), before

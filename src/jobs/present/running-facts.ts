@@ -1,11 +1,11 @@
-import type { JobDeps } from './deps.ts';
-import { kindsInStage } from '../domain/job-kinds.ts';
-import { heldForJob } from '../store/credits.ts';
-import { queueAhead } from '../store/job-edits.ts';
-import type { JobRow } from '../store/jobs.ts';
-import { processingFactor } from './estimate.ts';
+import type { JobDeps } from '../deps.ts';
+import { kindsInStage } from '../../domain/job-kinds.ts';
+import { heldForJob } from '../../store/credits.ts';
+import { queueAhead } from '../../store/job-edits.ts';
+import type { JobRow } from '../../store/jobs.ts';
+import { processingFactor } from '../estimate.ts';
 import { presenterOf } from './job-presenters.ts';
-import { readJob } from './read-job.ts';
+import { readJob } from '../read-job.ts';
 
 export interface RunningFacts {
   /** 1 when it is next in its stage's queue; null unless PENDING. */

@@ -9,7 +9,7 @@ import { ProgressSpan, segmentProgress } from './progress-span.ts';
 import { QUALITY_SETTINGS } from '../separation/quality.ts';
 import { planSegments } from '../separation/segment-plan.ts';
 import { segmentFrames, separationModelFor } from '../models/registry.ts';
-import { outputFileName, type StoredOutputs } from '../jobs/outputs.ts';
+import { outputFileName, type StoredOutputs } from '../jobs/outputs/outputs.ts';
 import type { EngineStem } from '../engines/engines.ts';
 import { analyzeStems } from './analyze-step.ts';
 import { limitInputToBill } from './billed-input.ts';

@@ -1,7 +1,7 @@
-import type { JobKind } from '../domain/job-kinds.ts';
-import type { JobViewBody } from '../contract/dashboard.ts';
-import type { WebhookPayloadBody } from '../contract/webhooks.ts';
-import type { TypedJob, TypedJobOf } from './read-job.ts';
+import type { JobKind } from '../../domain/job-kinds.ts';
+import type { JobViewBody } from '../../contract/dashboard.ts';
+import type { WebhookPayloadBody } from '../../contract/webhooks.ts';
+import type { TypedJob, TypedJobOf } from '../read-job.ts';
 
 type WebhookData = WebhookPayloadBody['data'];
 

@@ -1,8 +1,8 @@
 import type { z } from 'zod';
-import type { BlobStore } from '../storage/blob-store.ts';
-import type { JobRow } from '../store/jobs.ts';
-import type { StoredOutputSchema } from './payloads.ts';
-import { readAudioMetadata, readOutputs } from './read-job.ts';
+import type { BlobStore } from '../../storage/blob-store.ts';
+import type { JobRow } from '../../store/jobs.ts';
+import type { StoredOutputSchema } from '../payloads.ts';
+import { readAudioMetadata, readOutputs } from '../read-job.ts';
 
 /** A stored output: where it lives and how it downloads. */
 export type StoredOutput = z.infer<typeof StoredOutputSchema>;

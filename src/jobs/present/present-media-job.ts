@@ -1,10 +1,10 @@
-import type { JobRow } from '../store/jobs.ts';
-import type { BlobStore } from '../storage/blob-store.ts';
-import { completedResults } from './outputs.ts';
+import type { JobRow } from '../../store/jobs.ts';
+import type { BlobStore } from '../../storage/blob-store.ts';
+import { completedResults } from '../outputs/outputs.ts';
 import { publicOptions } from './present-stem-job.ts';
-import { readJobOf, readMetadata } from './read-job.ts';
+import { readJobOf, readMetadata } from '../read-job.ts';
 import { presentProgress } from './present-progress.ts';
-import type { TrackJobInput, VideoJobInput } from './payloads.ts';
+import type { TrackJobInput, VideoJobInput } from '../payloads.ts';
 
 /** The video's own fields, as the create answer and every read show them. */
 export function videoFields(input: VideoJobInput) {

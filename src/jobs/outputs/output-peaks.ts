@@ -2,15 +2,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { PEAK_BUCKETS } from '../contract/dashboard.ts';
-import { decodeAudio } from '../audio/decode.ts';
-import type { FfmpegTools } from '../audio/tools.ts';
-import type { BlobStore } from '../storage/blob-store.ts';
-import { BlobNotFoundError } from '../storage/errors.ts';
-import { ApiError } from '../domain/errors.ts';
-import type { JobRow } from '../store/jobs.ts';
-import { readOutputs } from './read-job.ts';
-import { JOB_PRESENTERS } from './job-presenters.ts';
+import { PEAK_BUCKETS } from '../../contract/dashboard.ts';
+import { decodeAudio } from '../../audio/decode.ts';
+import type { FfmpegTools } from '../../audio/tools.ts';
+import type { BlobStore } from '../../storage/blob-store.ts';
+import { BlobNotFoundError } from '../../storage/errors.ts';
+import { ApiError } from '../../domain/errors.ts';
+import type { JobRow } from '../../store/jobs.ts';
+import { readOutputs } from '../read-job.ts';
+import { JOB_PRESENTERS } from '../present/job-presenters.ts';
 
 export interface Peaks {
   duration: number;

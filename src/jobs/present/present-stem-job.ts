@@ -1,8 +1,8 @@
-import type { JobRow } from '../store/jobs.ts';
-import type { BlobStore } from '../storage/blob-store.ts';
-import { completedResults } from './outputs.ts';
+import type { JobRow } from '../../store/jobs.ts';
+import type { BlobStore } from '../../storage/blob-store.ts';
+import { completedResults } from '../outputs/outputs.ts';
 import { presentProgress } from './present-progress.ts';
-import { readJobOf, readMetadata, type TypedJobOf } from './read-job.ts';
+import { readJobOf, readMetadata, type TypedJobOf } from '../read-job.ts';
 
 /** The contract's `input` of a separation job (`durationSeconds` is what the job is billed for). */
 export function publicInput(job: TypedJobOf<'stem' | 'video' | 'track'>) {

@@ -1,11 +1,11 @@
-import type { JobDeps } from './deps.ts';
-import { ApiError } from '../domain/errors.ts';
-import type { JobKind } from '../domain/job-kinds.ts';
-import { JOB_CANCELLED_CODE } from '../domain/vocabulary.ts';
-import { releaseHold } from '../store/credits.ts';
-import { markCancelled } from '../store/job-edits.ts';
-import { findAccountJob, type JobRow } from '../store/jobs.ts';
-import { recordJobEvent } from '../webhooks/outbox.ts';
+import type { JobDeps } from '../deps.ts';
+import { ApiError } from '../../domain/errors.ts';
+import type { JobKind } from '../../domain/job-kinds.ts';
+import { JOB_CANCELLED_CODE } from '../../domain/vocabulary.ts';
+import { releaseHold } from '../../store/credits.ts';
+import { markCancelled } from '../../store/job-edits.ts';
+import { findAccountJob, type JobRow } from '../../store/jobs.ts';
+import { recordJobEvent } from '../events/outbox.ts';
 
 export const CANCELLED_MESSAGE = 'The job was cancelled at your request; its credits were released.';
 

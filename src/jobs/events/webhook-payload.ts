@@ -1,10 +1,10 @@
-import type { JobRow } from '../store/jobs.ts';
-import type { BlobStore } from '../storage/blob-store.ts';
-import { signOutputs } from '../jobs/outputs.ts';
-import type { WebhookPayloadBody } from '../contract/webhooks.ts';
+import type { JobRow } from '../../store/jobs.ts';
+import type { BlobStore } from '../../storage/blob-store.ts';
+import { signOutputs } from '../outputs/outputs.ts';
+import type { WebhookPayloadBody } from '../../contract/webhooks.ts';
 import type { WebhookEventName } from './outbox.ts';
-import { readJob, readMetadata } from '../jobs/read-job.ts';
-import { presenterOf } from '../jobs/job-presenters.ts';
+import { readJob, readMetadata } from '../read-job.ts';
+import { presenterOf } from '../present/job-presenters.ts';
 
 /**
  * Builds the contract payload of an event from the job row as it is at delivery time.

@@ -1,5 +1,5 @@
-import type { ProgressPhase } from '../domain/vocabulary.ts';
-import type { JobRow } from '../store/jobs.ts';
+import type { ProgressPhase } from '../../domain/vocabulary.ts';
+import type { JobRow } from '../../store/jobs.ts';
 
 const PHASE_OF_STATUS: Record<JobRow['status'], ProgressPhase> = {
   PENDING: 'queued',

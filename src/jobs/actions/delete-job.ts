@@ -1,8 +1,8 @@
-import type { JobDeps } from './deps.ts';
-import { ApiError } from '../domain/errors.ts';
-import { deleteFinishedJob } from '../store/job-edits.ts';
-import { findAccountJob } from '../store/jobs.ts';
-import { deleteJobFiles } from './job-files.ts';
+import type { JobDeps } from '../deps.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { deleteFinishedJob } from '../../store/job-edits.ts';
+import { findAccountJob } from '../../store/jobs.ts';
+import { deleteJobFiles } from '../outputs/job-files.ts';
 
 /**
  * Deletes an account's finished job and what it stored (outputs, peaks, a downloaded source). A

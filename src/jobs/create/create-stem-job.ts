@@ -1,16 +1,16 @@
 import type { z } from 'zod';
-import type { JobDeps } from './deps.ts';
-import { ApiError } from '../domain/errors.ts';
-import { newId } from '../domain/ids.ts';
-import type { CreateJobRequest } from '../contract/jobs.ts';
+import type { JobDeps } from '../deps.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { newId } from '../../domain/ids.ts';
+import type { CreateJobRequest } from '../../contract/jobs.ts';
 import { checkLimits, inputFromUpload, inputFromUrl } from './acquire-input.ts';
 import { insertHeldJob } from './insert-held-job.ts';
-import { estimateSeconds } from './estimate.ts';
-import { denoiseModel, isShipped, separationModelFor } from '../models/registry.ts';
-import { STEMS_BY_OUTPUT_TYPE } from '../domain/job-state.ts';
+import { estimateSeconds } from '../estimate.ts';
+import { denoiseModel, isShipped, separationModelFor } from '../../models/registry.ts';
+import { STEMS_BY_OUTPUT_TYPE } from '../../domain/job-state.ts';
 import { requireModel } from './require-model.ts';
 import { holdForUnmeasured } from './unmeasured-hold.ts';
-import type { IdempotentAnswer } from '../store/idempotency-keys.ts';
+import type { IdempotentAnswer } from '../../store/idempotency-keys.ts';
 
 /**
  * POST /jobs: validates the request, resolves and measures the input, then holds the credits and

@@ -1,14 +1,14 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { JobDeps } from './deps.ts';
-import { ApiError } from '../domain/errors.ts';
-import { creditsForDuration } from '../domain/credits.ts';
-import { sanitizeFileName } from '../domain/formats.ts';
-import { newId } from '../domain/ids.ts';
-import { findUpload } from '../store/uploads.ts';
-import { measureAudioOrReject } from '../uploads/measure.ts';
-import { fetchToFile } from '../sources/safe-fetch.ts';
-import { holdPath } from '../storage/held-paths.ts';
+import type { JobDeps } from '../deps.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { creditsForDuration } from '../../domain/credits.ts';
+import { sanitizeFileName } from '../../domain/formats.ts';
+import { newId } from '../../domain/ids.ts';
+import { findUpload } from '../../store/uploads.ts';
+import { measureAudioOrReject } from '../../uploads/measure.ts';
+import { fetchToFile } from '../../sources/safe-fetch.ts';
+import { holdPath } from '../../storage/held-paths.ts';
 
 /** An input file in storage, measured by decoding (`src/uploads/measure.ts`). */
 export interface AcquiredInput {

@@ -1,7 +1,7 @@
-import type { JobDeps } from './deps.ts';
-import { creditsForDuration } from '../domain/credits.ts';
-import { getBalanceSeconds } from '../store/credits.ts';
-import { findAccount } from '../store/accounts.ts';
+import type { JobDeps } from '../deps.ts';
+import { creditsForDuration } from '../../domain/credits.ts';
+import { getBalanceSeconds } from '../../store/credits.ts';
+import { findAccount } from '../../store/accounts.ts';
 import { insufficientCredits, type UnmeasuredInput } from './acquire-input.ts';
 
 /** Bytes per second of a 128 kbit/s file: the rate the hold for an unmeasured file assumes. */

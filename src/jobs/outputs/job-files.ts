@@ -1,5 +1,5 @@
-import type { BlobStore } from '../storage/blob-store.ts';
-import type { JobRow } from '../store/jobs.ts';
+import type { BlobStore } from '../../storage/blob-store.ts';
+import type { JobRow } from '../../store/jobs.ts';
 
 /**
  * Deletes what a job stored: its outputs and cached waveform peaks (everything under `jobs/<id>/`)

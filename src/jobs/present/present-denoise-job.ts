@@ -1,5 +1,5 @@
-import type { JobRow } from '../store/jobs.ts';
-import { readJobOf, readOutputs } from './read-job.ts';
+import type { JobRow } from '../../store/jobs.ts';
+import { readJobOf, readOutputs } from '../read-job.ts';
 import { presentProgress } from './present-progress.ts';
 
 /** The single output of a denoise job, under this name in `outputs_json`. */

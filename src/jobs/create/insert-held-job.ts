@@ -1,15 +1,15 @@
-import type { JobDeps } from './deps.ts';
-import { getBalanceSeconds, holdCredits } from '../store/credits.ts';
-import { insertJob, newJobRow } from '../store/jobs.ts';
-import { findAccount } from '../store/accounts.ts';
-import type { JobKind } from '../store/schema.ts';
+import type { JobDeps } from '../deps.ts';
+import { getBalanceSeconds, holdCredits } from '../../store/credits.ts';
+import { insertJob, newJobRow } from '../../store/jobs.ts';
+import { findAccount } from '../../store/accounts.ts';
+import type { JobKind } from '../../store/schema.ts';
 import { insufficientCredits } from './acquire-input.ts';
-import type { JobInputOf, JobOptionsOf } from './payloads.ts';
-import { createJobCallback } from '../store/webhooks.ts';
-import { completeIdempotencyKey, type IdempotentAnswer } from '../store/idempotency-keys.ts';
-import { ApiError } from '../domain/errors.ts';
-import { assertPublicUrl } from '../sources/address-guard.ts';
-import { tierLabel } from '../metrics/labels.ts';
+import type { JobInputOf, JobOptionsOf } from '../payloads.ts';
+import { createJobCallback } from '../../store/webhooks.ts';
+import { completeIdempotencyKey, type IdempotentAnswer } from '../../store/idempotency-keys.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { assertPublicUrl } from '../../net/address-guard.ts';
+import { tierLabel } from '../../metrics/labels.ts';
 
 interface NewJobFields {
   id: string;

@@ -1,10 +1,10 @@
-import type { DbOrTx } from '../store/schema.ts';
-import type { WebhookEventName } from '../domain/vocabulary.ts';
-import { kindSpec } from '../domain/job-kinds.ts';
-import { findJob } from '../store/jobs.ts';
-import { insertPendingDeliveries } from '../store/webhook-deliveries.ts';
+import type { DbOrTx } from '../../store/schema.ts';
+import type { WebhookEventName } from '../../domain/vocabulary.ts';
+import { kindSpec } from '../../domain/job-kinds.ts';
+import { findJob } from '../../store/jobs.ts';
+import { insertPendingDeliveries } from '../../store/webhook-deliveries.ts';
 
-export type { WebhookEventName } from '../domain/vocabulary.ts';
+export type { WebhookEventName } from '../../domain/vocabulary.ts';
 
 /**
  * The outbox: called inside the transaction that moves a job to COMPLETED or FAILED, it writes one

@@ -1,19 +1,19 @@
 import type { z } from 'zod';
-import type { JobDeps } from './deps.ts';
-import { ApiError } from '../domain/errors.ts';
-import { creditsForDuration } from '../domain/credits.ts';
-import { sanitizeFileName } from '../domain/formats.ts';
-import { newId } from '../domain/ids.ts';
-import { STEMS_BY_OUTPUT_TYPE } from '../domain/job-state.ts';
-import { parseTrackUrl, type ParsedTrackUrl } from '../domain/track-url.ts';
-import { parseVideoUrl } from '../domain/video-url.ts';
-import type { CreateTrackJobRequest, CreateVideoJobRequest, VideoOutputType } from '../contract/media-jobs.ts';
-import type { MediaInfo } from '../sources/ytdlp.ts';
-import type { IdempotentAnswer } from '../store/idempotency-keys.ts';
+import type { JobDeps } from '../deps.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { creditsForDuration } from '../../domain/credits.ts';
+import { sanitizeFileName } from '../../domain/formats.ts';
+import { newId } from '../../domain/ids.ts';
+import { STEMS_BY_OUTPUT_TYPE } from '../../domain/job-state.ts';
+import { parseTrackUrl, type ParsedTrackUrl } from '../../domain/track-url.ts';
+import { parseVideoUrl } from '../../domain/video-url.ts';
+import type { CreateTrackJobRequest, CreateVideoJobRequest, VideoOutputType } from '../../contract/media-jobs.ts';
+import type { MediaInfo } from '../../sources/ytdlp.ts';
+import type { IdempotentAnswer } from '../../store/idempotency-keys.ts';
 import { checkMinimumDuration, fetchMetadataOrReject, type MediaSite } from './media-metadata.ts';
 import { insertHeldJob } from './insert-held-job.ts';
-import type { JobInputOf, JobOptionsOf } from './payloads.ts';
-import { trackFields, videoFields } from './present-media-job.ts';
+import type { JobInputOf, JobOptionsOf } from '../payloads.ts';
+import { trackFields, videoFields } from '../present/present-media-job.ts';
 
 /** Contract, "Limits": the hold when a track's duration cannot be read up front (4 minutes). */
 export const UNKNOWN_TRACK_HOLD_CREDITS = 240;

@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { stat } from 'node:fs/promises';
 import type { StageCompleted, StageContext, StageDeps } from './stage.ts';
 import { AUDIO_CONTENT_TYPES, type AudioFormat } from '../audio/encode.ts';
-import { outputFileName, type StoredOutputs } from '../jobs/outputs.ts';
-import { DENOISED_OUTPUT } from '../jobs/present-denoise-job.ts';
+import { outputFileName, type StoredOutputs } from '../jobs/outputs/outputs.ts';
+import { DENOISED_OUTPUT } from '../jobs/present/present-denoise-job.ts';
 import { limitInputToBill } from './billed-input.ts';
 import { fetchMeasuredInput } from './measure-input.ts';
 

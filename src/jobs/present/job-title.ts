@@ -1,8 +1,8 @@
-import { findAccountJobsByIds } from '../store/job-edits.ts';
-import type { JobRow } from '../store/jobs.ts';
-import type { Db } from '../store/schema.ts';
+import { findAccountJobsByIds } from '../../store/job-edits.ts';
+import type { JobRow } from '../../store/jobs.ts';
+import type { Db } from '../../store/schema.ts';
 import { presenterOf } from './job-presenters.ts';
-import { readJob } from './read-job.ts';
+import { readJob } from '../read-job.ts';
 
 /** The title a person knows a job by: the name they gave it, else its kind's title (file name, media title). */
 export function jobTitle(row: JobRow): string {

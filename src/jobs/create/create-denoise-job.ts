@@ -1,16 +1,16 @@
 import type { z } from 'zod';
-import type { JobDeps } from './deps.ts';
-import { newId } from '../domain/ids.ts';
-import { sanitizeFileName } from '../domain/formats.ts';
-import type { CreateDenoiseJobRequest } from '../contract/denoise.ts';
+import type { JobDeps } from '../deps.ts';
+import { newId } from '../../domain/ids.ts';
+import { sanitizeFileName } from '../../domain/formats.ts';
+import type { CreateDenoiseJobRequest } from '../../contract/denoise.ts';
 import { checkLimits, inputFromUpload } from './acquire-input.ts';
-import type { IdempotentAnswer } from '../store/idempotency-keys.ts';
+import type { IdempotentAnswer } from '../../store/idempotency-keys.ts';
 import { insertHeldJob } from './insert-held-job.ts';
-import { estimateSeconds } from './estimate.ts';
+import { estimateSeconds } from '../estimate.ts';
 import { requireModel } from './require-model.ts';
 import { holdForUnmeasured } from './unmeasured-hold.ts';
-import { denoiseModel } from '../models/registry.ts';
-import type { DenoiseInput, DenoiseOptions } from './payloads.ts';
+import { denoiseModel } from '../../models/registry.ts';
+import type { DenoiseInput, DenoiseOptions } from '../payloads.ts';
 
 /**
  * POST /denoise-jobs: resolves the caller's upload (already probed when it was stored), applies the

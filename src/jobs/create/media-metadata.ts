@@ -1,7 +1,7 @@
-import type { JobDeps } from './deps.ts';
-import { ApiError } from '../domain/errors.ts';
-import { fetchMediaInfo, type MediaInfo } from '../sources/ytdlp.ts';
-import { YtdlpError, ytdlpErrorToApiError } from '../sources/ytdlp-errors.ts';
+import type { JobDeps } from '../deps.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { fetchMediaInfo, type MediaInfo } from '../../sources/ytdlp.ts';
+import { YtdlpError, ytdlpErrorToApiError } from '../../sources/ytdlp-errors.ts';
 
 export type MediaSite = 'video' | 'track';
 

@@ -1,11 +1,11 @@
 import type { Readable } from 'node:stream';
 import { ZipFile } from 'yazl';
-import { ApiError } from '../domain/errors.ts';
-import type { BlobStore } from '../storage/blob-store.ts';
-import { BlobNotFoundError } from '../storage/errors.ts';
-import type { JobRow } from '../store/jobs.ts';
-import { jobTitle } from './job-title.ts';
-import { readOutputs } from './read-job.ts';
+import { ApiError } from '../../domain/errors.ts';
+import type { BlobStore } from '../../storage/blob-store.ts';
+import { BlobNotFoundError } from '../../storage/errors.ts';
+import type { JobRow } from '../../store/jobs.ts';
+import { jobTitle } from '../present/job-title.ts';
+import { readOutputs } from '../read-job.ts';
 
 export interface OutputsZip {
   stream: Readable;
