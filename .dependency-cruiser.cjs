@@ -2,7 +2,7 @@
 // Type-only imports count (tsPreCompilationDeps): a type pulled from an upper layer ties the layers
 // as surely as a value does.
 const INFRA =
-  '^src/(store|storage|queue|ratelimit|audio|dsp|onnx|separation|denoise|analysis|sources|offload|engines|models|metrics)/';
+  '^src/(store|storage|queue|ratelimit|audio|dsp|onnx|net|separation|denoise|analysis|sources|offload|engines|models|metrics)/';
 const SERVICES = '^src/(jobs|uploads|webhooks|accounts)/';
 const CALLERS = '^src/(worker|http|dashboard|routing)/';
 const COMPOSITION = '^src/(app|cli)/|^src/(runtime|bootstrap|startup-sweep)[.]ts$';
@@ -44,6 +44,21 @@ module.exports = {
       comment: 'Adapters and engines sit below the contract, the services and their callers.',
       from: { path: INFRA },
       to: { path: `^src/contract/|${SERVICES}|${CALLERS}|${COMPOSITION}` },
+    },
+    {
+      name: 'storage-below-config',
+      severity: 'error',
+      comment: 'config.ts reads what storage backends declare; storage/ takes its settings typed, never the Config.',
+      from: { path: '^src/storage/' },
+      to: { path: '^src/config[.]ts$' },
+    },
+    {
+      name: 'jobs-below-webhooks',
+      severity: 'error',
+      comment:
+        'The webhook dispatcher reads jobs (their events and payloads, jobs/events/); jobs never import webhooks/, so the two folders form no loop.',
+      from: { path: '^src/jobs/' },
+      to: { path: '^src/webhooks/' },
     },
     {
       name: 'services-below-callers',
@@ -111,11 +126,32 @@ module.exports = {
       to: { path: '^(test|bench|support)/' },
     },
     {
+      name: 'tests-never-import-benches',
+      severity: 'error',
+      comment: 'What tests and benchmarks share lives in support/; a test never imports bench/.',
+      from: { path: '^test/' },
+      to: { path: '^bench/' },
+    },
+    {
+      name: 'web-only-contract-and-domain',
+      severity: 'error',
+      comment: "The dashboard's front end shares only the API's schemas and words with the server.",
+      from: { path: '^web/' },
+      to: { path: '^src/', pathNot: '^src/(domain|contract)/' },
+    },
+    {
+      name: 'web-and-tools-never-import-tests-or-benches',
+      severity: 'error',
+      comment: 'The front end and the tools stand on src/ and support/ alone.',
+      from: { path: '^(web|tools)/' },
+      to: { path: '^(test|bench)/' },
+    },
+    {
       name: 'support-never-imports-tests',
       severity: 'error',
       comment: 'support/ is what tests and benchmarks share.',
       from: { path: '^support/' },
-      to: { path: '^test/' },
+      to: { path: '^(test|bench)/' },
     },
   ],
   options: {

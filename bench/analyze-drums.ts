@@ -11,8 +11,8 @@ import { parseArgs } from 'node:util';
 import { analyzeAudioDetailed } from '../src/analysis/analyze-audio.ts';
 import { decodeToPlanar } from '../src/audio/decode.ts';
 import { sharedPath } from '../support/shared.ts';
-import { mirEvalKeyScore } from './analyze-metrics.ts';
-import { SYNTH_RATE, writeWav } from './fixtures/synth-clips.ts';
+import { mirEvalKeyScore } from '../support/analyze-metrics.ts';
+import { SYNTH_RATE, writeWav } from '../support/fixtures/synth-clips.ts';
 
 const { values } = parseArgs({ options: { set: { type: 'string' }, cache: { type: 'string' } } });
 const setDir = values.set ?? '/tmp/realset';

@@ -14,7 +14,7 @@ import { estimateKey } from '../src/analysis/key.ts';
 import { estimateKeyWithModel } from '../src/analysis/key-model.ts';
 import { formatKey, type Mode } from '../src/analysis/key-names.ts';
 import { KeySpectrogram } from '../src/analysis/key-spectrogram.ts';
-import { mirEvalKeyScore } from './analyze-metrics.ts';
+import { mirEvalKeyScore } from '../support/analyze-metrics.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,

@@ -16,8 +16,8 @@ import { ANALYSIS_SAMPLE_RATE } from '../src/analysis/analyze-audio.ts';
 import { ChromaAccumulator, estimateTuning, foldChroma } from '../src/analysis/chroma.ts';
 import { decodeToPlanar } from '../src/audio/decode.ts';
 import { sharedPath } from '../support/shared.ts';
-import { mirEvalKeyScore } from './analyze-metrics.ts';
-import { type Excerpt, keyMethods } from './key-backends.ts';
+import { mirEvalKeyScore } from '../support/analyze-metrics.ts';
+import { type Excerpt, keyMethods } from '../support/key-backends.ts';
 
 const { values } = parseArgs({
   options: {

@@ -25,7 +25,7 @@ import {
 } from '../src/analysis/key-profiles.ts';
 import { decodeToPlanar } from '../src/audio/decode.ts';
 import { sharedPath } from '../support/shared.ts';
-import { mirEvalKeyScore as mirexKeyScore } from './analyze-metrics.ts';
+import { mirEvalKeyScore as mirexKeyScore } from '../support/analyze-metrics.ts';
 
 const { values } = parseArgs({
   options: { set: { type: 'string' }, only: { type: 'string' }, drums: { type: 'string' } },

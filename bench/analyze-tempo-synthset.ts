@@ -8,7 +8,7 @@
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sharedPath } from '../support/shared.ts';
-import { renderGroove, TEMPO_CLIPS, writeWav } from './fixtures/synth-clips.ts';
+import { renderGroove, TEMPO_CLIPS, writeWav } from '../support/fixtures/synth-clips.ts';
 
 const dir = process.argv[2] ?? 'tempo-synthset';
 mkdirSync(join(dir, 'clips'), { recursive: true });

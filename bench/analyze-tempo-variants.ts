@@ -17,7 +17,7 @@ import { ANALYSIS_SAMPLE_RATE } from '../src/analysis/analyze-audio.ts';
 import { OnsetEnvelope } from '../src/analysis/onset-envelope.ts';
 import { estimateTempo, type TempoOptions } from '../src/analysis/tempo.ts';
 import { decodeToPlanar } from '../src/audio/decode.ts';
-import { tempoHit, tempoHitOctave } from './analyze-metrics.ts';
+import { tempoHit, tempoHitOctave } from '../support/analyze-metrics.ts';
 
 const { values } = parseArgs({
   options: { set: { type: 'string', multiple: true }, test: { type: 'string' }, top: { type: 'string' } },

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { analyzeAudioDetailed } from '../src/analysis/analyze-audio.ts';
-import { tempoHit, tempoHitOctave } from './analyze-metrics.ts';
+import { tempoHit, tempoHitOctave } from '../support/analyze-metrics.ts';
 
 const { values } = parseArgs({ options: { set: { type: 'string' }, list: { type: 'boolean' } } });
 const setDir = values.set ?? '/tmp/realset';

@@ -20,8 +20,8 @@ import { estimateKey } from '../src/analysis/key.ts';
 import { EDMA, KRUMHANSL, TEMPERLEY, type KeyProfile } from '../src/analysis/key-profiles.ts';
 import { decodeToPlanar } from '../src/audio/decode.ts';
 import { sharedPath } from '../support/shared.ts';
-import { KEY_CLIPS, renderGroove, renderKeyClip, TEMPO_CLIPS, writeWav } from './fixtures/synth-clips.ts';
-import { mirexKeyScore, tempoHit, tempoHitOctave } from './analyze-metrics.ts';
+import { KEY_CLIPS, renderGroove, renderKeyClip, TEMPO_CLIPS, writeWav } from '../support/fixtures/synth-clips.ts';
+import { mirexKeyScore, tempoHit, tempoHitOctave } from '../support/analyze-metrics.ts';
 
 /**
  * The new set's figures before the key change of issue 16's second round, for comparison: this

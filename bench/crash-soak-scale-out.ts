@@ -34,7 +34,7 @@ import { s3Settings, startS3Server } from '../support/s3-server.ts';
 import { connectDatabase } from '../src/store/db.ts';
 import { createAccount } from '../src/store/accounts.ts';
 import { createApiKey } from '../src/store/api-keys.ts';
-import { rng } from './fixtures/synth-voices.ts';
+import { rng } from '../support/fixtures/synth-voices.ts';
 
 const run = promisify(execFile);
 const repo = resolve(import.meta.dirname, '..');

@@ -33,7 +33,7 @@ import { parseArgs, promisify } from 'node:util';
 import { connectDatabase } from '../src/store/db.ts';
 import { createAccount } from '../src/store/accounts.ts';
 import { createApiKey } from '../src/store/api-keys.ts';
-import { rng } from './fixtures/synth-voices.ts';
+import { rng } from '../support/fixtures/synth-voices.ts';
 
 const run = promisify(execFile);
 const repo = resolve(import.meta.dirname, '..');

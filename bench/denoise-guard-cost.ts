@@ -10,7 +10,7 @@ import { cpus } from 'node:os';
 import { Denoiser } from '../src/denoise/denoiser.ts';
 import { median } from '../support/median.ts';
 import { sharedPath } from '../support/shared.ts';
-import { readMono } from './denoise-mixes.ts';
+import { readMono } from '../support/denoise-mixes.ts';
 
 const seconds = Number(process.argv[2] ?? 60);
 const rounds = Number(process.argv[3] ?? 5);

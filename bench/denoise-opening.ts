@@ -22,9 +22,9 @@ import { Denoiser, type DenoiserOptions } from '../src/denoise/denoiser.ts';
 import { siSdr } from '../support/si-sdr.ts';
 import { sharedPath } from '../support/shared.ts';
 import { GTCRN_RATE, Gtcrn } from './denoise-gtcrn.ts';
-import { readMono, resampleSinc } from './denoise-mixes.ts';
+import { readMono, resampleSinc } from '../support/denoise-mixes.ts';
 import { rnnoise } from './denoise-rnnoise.ts';
-import { buildEvalSet, heldOutItems, speechItems, voiceItems } from './denoise-set.ts';
+import { buildEvalSet, heldOutItems, speechItems, voiceItems } from '../support/denoise-set.ts';
 
 const { values } = parseArgs({
   options: {

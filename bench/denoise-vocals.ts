@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { Denoiser } from '../src/denoise/denoiser.ts';
 import { siSdr } from '../support/si-sdr.ts';
 import { sharedPath } from '../support/shared.ts';
-import { readMono48 } from './denoise-mixes.ts';
+import { readMono48 } from '../support/denoise-mixes.ts';
 
 const { values } = parseArgs({ options: { limits: { type: 'string', default: '0,6,10,15' } } });
 const stem = (name: string) => readMono48(sharedPath('audio', 'musdb-falcon69', `${name}.wav`));

@@ -21,9 +21,9 @@ import { DenoiseEngine, type DenoiseEngineOptions } from '../src/denoise/engine.
 import { siSdr } from '../support/si-sdr.ts';
 import { sharedPath } from '../support/shared.ts';
 import { GTCRN_RATE, Gtcrn } from './denoise-gtcrn.ts';
-import { readMono, resampleSinc } from './denoise-mixes.ts';
+import { readMono, resampleSinc } from '../support/denoise-mixes.ts';
 import { rnnoise } from './denoise-rnnoise.ts';
-import { buildEvalSet, NOISES, type EvalCase } from './denoise-set.ts';
+import { buildEvalSet, NOISES, type EvalCase } from '../support/denoise-set.ts';
 import { STOI_RATE, stoi } from './denoise-stoi.ts';
 
 const { values } = parseArgs({

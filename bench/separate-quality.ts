@@ -35,7 +35,7 @@ import { prepareModel } from '../src/separation/prepared-model.ts';
 import type { SegmentSchedule } from '../src/separation/segment-plan.ts';
 import type { Flip } from '../src/separation/test-time-augmentation.ts';
 import { runInEngineEnv } from './fixtures/engine-env.ts';
-import { labelledMix, sdr, SOURCES, writeFloatWav } from './fixtures/labelled-mix.ts';
+import { labelledMix, sdr, SOURCES, writeFloatWav } from '../support/fixtures/labelled-mix.ts';
 
 runInEngineEnv();
 

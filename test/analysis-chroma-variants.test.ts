@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { addTone, midiHz } from '../bench/fixtures/synth-voices.ts';
-import { keyMethods } from '../bench/key-backends.ts';
+import { addTone, midiHz } from '../support/fixtures/synth-voices.ts';
+import { keyMethods } from '../support/key-backends.ts';
 import { ChromaAccumulator, estimateTuning, FINE_BINS, foldChroma } from '../src/analysis/chroma.ts';
 import { subtractPartials } from '../src/analysis/chroma-partials.ts';
 

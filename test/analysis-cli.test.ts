@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KEY_CLIPS, renderKeyClip, writeWav } from '../bench/fixtures/synth-clips.ts';
+import { KEY_CLIPS, renderKeyClip, writeWav } from '../support/fixtures/synth-clips.ts';
 
 const run = promisify(execFile);
 const bin = resolve(import.meta.dirname, '../bin/stemforge.mjs');

@@ -11,7 +11,7 @@ import {
   SYNTH_RATE,
   TEMPO_CLIPS,
   writeWav,
-} from '../bench/fixtures/synth-clips.ts';
+} from '../support/fixtures/synth-clips.ts';
 import { sharedPath } from '../support/shared.ts';
 
 // Real ffmpeg decoding of synthesised clips with known labels, and of the shared labelled tracks.

@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mirexKeyScore } from '../bench/analyze-metrics.ts';
-import { addTone, midiHz } from '../bench/fixtures/synth-voices.ts';
-import { SYNTH_RATE, writeWav } from '../bench/fixtures/synth-clips.ts';
+import { mirexKeyScore } from '../support/analyze-metrics.ts';
+import { addTone, midiHz } from '../support/fixtures/synth-voices.ts';
+import { SYNTH_RATE, writeWav } from '../support/fixtures/synth-clips.ts';
 import {
   analyzeAudioDetailed,
   type DetailedAnalysis,

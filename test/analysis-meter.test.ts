@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeAudioDetailed } from '../src/analysis/analyze-audio.ts';
-import { METER_CLIPS, renderMeter } from '../bench/fixtures/meter-clips.ts';
-import { writeWav } from '../bench/fixtures/synth-clips.ts';
+import { METER_CLIPS, renderMeter } from '../support/fixtures/meter-clips.ts';
+import { writeWav } from '../support/fixtures/synth-clips.ts';
 import { sharedPath } from '../support/shared.ts';
 
 // Triple and compound meters through real ffmpeg decoding: the bar of a fast waltz (a third of

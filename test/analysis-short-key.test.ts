@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeAudioDetailed, FRAME_CONTRAST_OFFSET, MIN_TONALITY } from '../src/analysis/analyze-audio.ts';
-import { KEY_CLIPS, renderKeyClip, SYNTH_RATE, writeWav } from '../bench/fixtures/synth-clips.ts';
-import { rng } from '../bench/fixtures/synth-voices.ts';
-import { mirexKeyScore } from '../bench/analyze-metrics.ts';
+import { KEY_CLIPS, renderKeyClip, SYNTH_RATE, writeWav } from '../support/fixtures/synth-clips.ts';
+import { rng } from '../support/fixtures/synth-voices.ts';
+import { mirexKeyScore } from '../support/analyze-metrics.ts';
 import { sharedPath } from '../support/shared.ts';
 
 // Key on short input: a key, with its confidence, for any tonal excerpt of 2 s; null only for

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Denoiser } from '../src/denoise/denoiser.ts';
 import { siSdr } from '../support/si-sdr.ts';
-import { mixAtSnr, readMono48 } from '../bench/denoise-mixes.ts';
-import { fromOnset, steadyPart } from '../bench/denoise-set.ts';
+import { mixAtSnr, readMono48 } from '../support/denoise-mixes.ts';
+import { fromOnset, steadyPart } from '../support/denoise-set.ts';
 import { sharedPath } from '../support/shared.ts';
 
 /*

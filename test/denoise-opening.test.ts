@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeToPlanar } from '../src/audio/decode.ts';
 import { Denoiser } from '../src/denoise/denoiser.ts';
 import { siSdr } from '../support/si-sdr.ts';
-import { mixAtSnr } from '../bench/denoise-mixes.ts';
-import { fromOnset, steadyPart } from '../bench/denoise-set.ts';
+import { mixAtSnr } from '../support/denoise-mixes.ts';
+import { fromOnset, steadyPart } from '../support/denoise-set.ts';
 import { sharedPath } from '../support/shared.ts';
 
 /*

@@ -3,8 +3,8 @@ import { decodeToPlanar } from '../src/audio/decode.ts';
 import type { ChannelOptions } from '../src/denoise/channel-enhancer.ts';
 import { Denoiser } from '../src/denoise/denoiser.ts';
 import { siSdr } from '../support/si-sdr.ts';
-import { mixAtSnr } from '../bench/denoise-mixes.ts';
-import { fromOnset } from '../bench/denoise-set.ts';
+import { mixAtSnr } from '../support/denoise-mixes.ts';
+import { fromOnset } from '../support/denoise-set.ts';
 import { sharedPath } from '../support/shared.ts';
 
 /*

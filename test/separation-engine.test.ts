@@ -8,7 +8,7 @@ import { decodeToPlanar } from '../src/audio/decode.ts';
 import { SeparationCancelledError, SeparationEngine } from '../src/separation/engine.ts';
 import { sharedPath } from '../support/shared.ts';
 import { snrDb } from './helpers/snr.ts';
-import { SOURCES, writeFloatWav } from '../bench/fixtures/labelled-mix.ts';
+import { SOURCES, writeFloatWav } from '../support/fixtures/labelled-mix.ts';
 
 const run = promisify(execFile);
 

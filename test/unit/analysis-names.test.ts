@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { camelot, formatKey, parseKey } from '../../src/analysis/key-names.ts';
-import { mirexKeyScore, tempoHit, tempoHitOctave } from '../../bench/analyze-metrics.ts';
+import { mirexKeyScore, tempoHit, tempoHitOctave } from '../../support/analyze-metrics.ts';
 
 describe('key names', () => {
   it('spells keys by their key signature', () => {

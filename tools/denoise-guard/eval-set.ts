@@ -7,8 +7,8 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readMono } from '../../bench/denoise-mixes.ts';
-import { buildEvalSet, heldOutItems, speechItems, voiceItems } from '../../bench/denoise-set.ts';
+import { readMono } from '../../support/denoise-mixes.ts';
+import { buildEvalSet, heldOutItems, speechItems, voiceItems } from '../../support/denoise-set.ts';
 import { Denoiser } from '../../src/denoise/denoiser.ts';
 import { sharedPath } from '../../support/shared.ts';
 

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { sharedPath } from '../support/shared.ts';
+import { sharedPath } from './shared.ts';
 import { mixAtSnr, readMono, writeWav } from './denoise-mixes.ts';
 
 /*
