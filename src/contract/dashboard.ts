@@ -249,23 +249,18 @@ export const Delivery = z.object({
 export const DeliveryList = z.object({ deliveries: z.array(Delivery) });
 
 // --- inferred types for the front end ----------------------------------------------------------
-export type JobKindValue = z.infer<typeof JobKind>;
 export type SignInRequestBody = z.input<typeof SignInRequest>;
 export type SessionInfoBody = z.infer<typeof SessionInfo>;
 export type ChangePasswordRequestBody = z.input<typeof ChangePasswordRequest>;
 export type OverviewBody = z.infer<typeof Overview>;
-export type LedgerEntryBody = z.infer<typeof LedgerEntry>;
 export type LedgerPageBody = z.infer<typeof LedgerPage>;
-export type JobsQueryInput = z.input<typeof JobsQuery>;
 export type JobSummaryBody = z.infer<typeof JobSummary>;
 export type JobsPageBody = z.infer<typeof JobsPage>;
 export type JobViewBody = z.infer<typeof JobView>;
 export type JobPeaksBody = z.infer<typeof JobPeaks>;
 export type CreateDashboardJobRequestBody = z.input<typeof CreateDashboardJobRequest>;
 export type DashboardJobCreatedBody = z.infer<typeof DashboardJobCreated>;
-export type RenameJobRequestBody = z.input<typeof RenameJobRequest>;
 export type CapabilitiesBody = z.infer<typeof Capabilities>;
-export type DashboardKeyBody = z.infer<typeof DashboardKey>;
 export type KeyListBody = z.infer<typeof KeyList>;
 export type CreateKeyRequestBody = z.input<typeof CreateKeyRequest>;
 export type KeyCreatedBody = z.infer<typeof KeyCreated>;

@@ -11,4 +11,4 @@ export function retryDelayMs(attempt: number, baseMs: number): number {
   return Math.min(10 * 60_000, baseMs * 4 ** Math.max(0, attempt - 1));
 }
 
-export { STEMS_BY_OUTPUT_TYPE, type OutputTypeValue, type StemName } from './vocabulary.ts';
+export { STEMS_BY_OUTPUT_TYPE } from './vocabulary.ts';

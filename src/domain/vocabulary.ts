@@ -23,7 +23,6 @@ export const QUALITIES = ['FAST', 'BALANCED', 'BEST'] as const;
 export type QualityValue = (typeof QUALITIES)[number];
 
 export const OUTPUT_FORMATS = ['MP3', 'WAV', 'FLAC'] as const;
-export type OutputFormatValue = (typeof OUTPUT_FORMATS)[number];
 
 /**
  * What a job is doing, next to its `progress` (`progressPhase` in responses). A job moves through

@@ -8,7 +8,7 @@ import { MAX_PARAM_LENGTH, paramTooLongError } from '../../routing/param-length.
 import { defineRoute } from '../../routing/route.ts';
 
 /** Where `npm run build:web` writes the front end. */
-export const DEFAULT_WEB_DIR = fileURLToPath(new URL('../../../web/dist', import.meta.url));
+export const DEFAULT_WEB_DIR = fileURLToPath(new URL('../../../web/dist/', import.meta.url));
 
 /**
  * No inline script anywhere and no JavaScript eval; `'wasm-unsafe-eval'` lets the player's tempo

@@ -9,8 +9,6 @@ import { useData } from '../use-data.ts';
 import { isRunning, JobProgress, usePolling } from './job-status.tsx';
 import { Pager } from './pager.tsx';
 
-export { isRunning, JobProgress, StatusBadge, usePolling } from './job-status.tsx';
-
 const PAGE = 20;
 
 /** Credits a job holds while it runs, or what it was charged once it ended. */
