@@ -14,6 +14,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 COPY bin ./bin
 COPY src ./src
+COPY models ./models
 COPY web ./web
 RUN npm run build:web \
   && rm -rf web/src web/build.mjs web/tsconfig.json \

@@ -14,7 +14,7 @@ import { KEY_SEMITONES, KeySpectrogram } from '../src/analysis/key-spectrogram.t
 import { decodeToPlanar } from '../src/audio/decode.ts';
 import { sharedPath } from '../support/shared.ts';
 
-// The learned key model (src/analysis/key-model.onnx, trained only on rendered General MIDI pieces)
+// The learned key model (models/key-model.onnx, trained only on rendered General MIDI pieces)
 // run by onnxruntime-node inside the analyser, on audio it never trained on.
 let dir: string;
 beforeAll(() => {

@@ -9,7 +9,7 @@ import { KEY_SEMITONES } from './key-spectrogram.ts';
  * The learned key model: a 24 k-parameter convolutional network trained only on rendered General
  * MIDI pieces (tools/key-model/, which rebuilds it), shipped beside this file (~100 kB).
  */
-export const KEY_MODEL_PATH = fileURLToPath(new URL('./key-model.onnx', import.meta.url));
+export const KEY_MODEL_PATH = fileURLToPath(new URL('../../models/key-model.onnx', import.meta.url));
 /** sha256 of the shipped model; `bash tools/key-model/build.sh` prints the rebuilt file's. */
 export const KEY_MODEL_SHA256 = '7f9a8508287a5ee3bebb1ec201428e492070d9f23386d3413fc11aca754cb784';
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Rebuilds src/analysis/key-model.onnx from Debian packages and this folder (training only).
+# Rebuilds models/key-model.onnx from Debian packages and this folder (training only).
 #   bash tools/key-model/build.sh [DATA_DIR]      # default /var/tmp/stemforge-key-data
 # Needs: apt-get install fluidsynth timidity fluid-soundfont-gm timgm6mb-soundfont
 # musescore-general-soundfont (versions in README.md), Python 3.11 with requirements.txt, and the
@@ -13,5 +13,5 @@ here="$root/tools/key-model"
 "$py" "$here/make_data.py" "$data" --split train --pieces 2400
 "$py" "$here/make_data.py" "$data" --split modal --pieces 800
 for split in val train modal; do node "$root/bin/run-ts.mjs" "$here/features.ts" "$data" "$split"; done
-"$py" "$here/train.py" "$data" "$root/src/analysis/key-model.onnx" --steps 4000
-sha256sum "$root/src/analysis/key-model.onnx"
+"$py" "$here/train.py" "$data" "$root/models/key-model.onnx" --steps 4000
+sha256sum "$root/models/key-model.onnx"

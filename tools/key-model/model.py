@@ -1,4 +1,4 @@
-"""The key model (training only; the product runs its ONNX export, src/analysis/key-model.onnx).
+"""The key model (training only; the product runs its ONNX export, models/key-model.onnx).
 
 Input: a semitone spectrogram, frames x 72 (C2..B7, src/analysis/key-spectrogram.ts), raw
 magnitudes. Output: probabilities of the 24 keys, C major..B major then C minor..B minor.
