@@ -1,6 +1,6 @@
 /**
  * Key back ends that read the chroma frame by frame (key over time, chord models, polyphonic
- * profiles, frame weighting; bench/key-backends.ts) against the shipped whole-input correlation,
+ * profiles, frame weighting; support/key-backends.ts) against the shipped whole-input correlation,
  * on the real-music set's keyed excerpts, scored as mir_eval.key.weighted_score (bench only):
  *   node bin/run-ts.mjs bench/analyze-key-time.ts --set DIR [--drums DB] [--partials DECAY] [--list NAME]
  * DIR is what `python3 bench/analyze-realset.py DIR` built. --drums mixes the musdb drum stem in at

@@ -1,5 +1,5 @@
 /**
- * Voice-cleaning benchmark on our evaluation set (bench/denoise-set.ts: narrowband 16 kHz and
+ * Voice-cleaning benchmark on our evaluation set (support/denoise-set.ts: narrowband 16 kHz and
  * full-band 44.1/48 kHz speech, short and long, babble/fan/street/music at 0/5/10/15 dB SNR, and
  * clean speech). For the noisy input, ours (DeepFilterNet3 end to end through DenoiseEngine: ffmpeg
  * decode, worker thread, output at the input's rate), RNNoise (48 kHz; resampled there and back)

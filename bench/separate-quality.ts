@@ -11,7 +11,7 @@
  * Ours runs in-process with the engine's model and malloc settings (the bench re-runs itself so).
  * The SDR/time curve: every overlap x schedule x shifts x flips of the grid, each shifted setting once per
  * seed (the shifts are random draws, so one seed alone says little), then the mean over seeds.
- * `--remixes N` scores a longer track built from the same stems (bench/fixtures/labelled-mix.ts).
+ * `--remixes N` scores a longer track built from the same stems (support/fixtures/labelled-mix.ts).
  * Each row is printed as it completes (a loaded machine can take minutes per row).
  *   node bin/run-ts.mjs bench/separate-quality.ts [--skip-reference] [--tiers-only | --grid-only]
  *     [--overlaps 0.05,0.25] [--schedules even,demucs] [--shifts 0,2] [--flips none,swap+invert] [--seeds 0,1,2] [--remixes 5]

@@ -16,7 +16,7 @@ interface SweepDeps {
   log: Logger;
 }
 
-/** Request bodies being received (`src/uploads/receive.ts`) and fetched sources (`src/jobs/acquire-input.ts`). */
+/** Request bodies being received (`src/uploads/receive.ts`) and fetched sources (`src/jobs/create/acquire-input.ts`). */
 const TEMP_FILE = /^(in|src)_[0-9A-Za-z]+\.part$/;
 /**
  * Scale-out: a temp file written to, or an upload begun, within this long may belong to a live

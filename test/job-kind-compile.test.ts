@@ -57,7 +57,7 @@ describe('a job kind added to the catalog alone', () => {
     // Every per-kind table is keyed by the catalog, so the compiler names each file a new kind needs.
     for (const file of [
       'src/jobs/payloads.ts',
-      'src/jobs/job-presenters.ts',
+      'src/jobs/present/job-presenters.ts',
       'src/worker/stage-handlers.ts',
       'src/http/routes/cancel.ts',
       'src/contract/dashboard.ts',

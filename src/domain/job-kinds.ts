@@ -1,7 +1,7 @@
 /**
  * The job kinds, declared once: this catalog is the list. Everything else a kind needs is a map
  * keyed by it that the compiler requires to be complete: its stored payloads (`JOB_PAYLOADS`,
- * `src/jobs/payloads.ts`), how it is shown (`JOB_PRESENTERS`, `src/jobs/job-presenters.ts`) and one
+ * `src/jobs/payloads.ts`), how it is shown (`JOB_PRESENTERS`, `src/jobs/present/job-presenters.ts`) and one
  * handler per stage (`STAGE_HANDLERS`, `src/worker/stage-handlers.ts`, checked again at start-up).
  * Free of zod and Node so that the dashboard's bundle reads the labels from here too.
  *

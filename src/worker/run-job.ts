@@ -80,7 +80,7 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
     lastProgress = value;
     lastPhase = phase;
     reportProgress(deps.db, job.id, value, phase).then(
-      // Cancelled meanwhile (src/jobs/cancel-job.ts): stop now rather than at the next heartbeat.
+      // Cancelled meanwhile (src/jobs/actions/cancel-job.ts): stop now rather than at the next heartbeat.
       (running) => running || controller.abort(new ShutdownError('the job was cancelled')),
       (err: Error) => deps.log.warn({ jobId: job.id, err: err.message }, 'could not record progress'),
     );

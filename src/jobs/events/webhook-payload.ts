@@ -29,7 +29,7 @@ export async function buildWebhookPayload(
     data: {
       jobId: row.id,
       status: event === 'job.completed' ? 'COMPLETED' : 'FAILED',
-      // The kind's `type`, `input` and `options` (src/jobs/job-presenters.ts).
+      // The kind's `type`, `input` and `options` (src/jobs/present/job-presenters.ts).
       ...presenterOf(job).webhook(job),
       outputs,
       creditsCharged: row.credits_charged ?? 0,
