@@ -2,7 +2,12 @@ import { isIP } from 'node:net';
 import { resolve, join } from 'node:path';
 import { z } from 'zod';
 import { EXECUTION_PROVIDERS, type ExecutionProvider } from './domain/vocabulary.ts';
-import { STORAGE_BACKEND_NAMES, STORAGE_BACKENDS, type StorageSettings } from './storage/backends.ts';
+import {
+  STORAGE_BACKEND_NAMES,
+  STORAGE_BACKENDS,
+  type StorageBackendName,
+  type StorageSettings,
+} from './storage/backends.ts';
 
 /**
  * The service's configuration, parsed once at start-up from the environment.
@@ -216,6 +221,22 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
+/** Each backend's settings from the environment; a backend declared without its entry fails to compile. */
+const STORAGE_SETTINGS: Record<StorageBackendName, (e: z.infer<typeof envSchema>, dataDir: string) => StorageSettings> =
+  {
+    disk: (_e, dataDir) => ({ kind: 'disk', root: join(dataDir, 'blobs') }),
+    s3: (e) => ({
+      kind: 's3',
+      bucket: e.S3_BUCKET!,
+      region: e.S3_REGION,
+      endpoint: e.S3_ENDPOINT,
+      publicEndpoint: e.S3_PUBLIC_ENDPOINT,
+      accessKeyId: e.S3_ACCESS_KEY_ID,
+      secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+      forcePathStyle: e.S3_FORCE_PATH_STYLE,
+    }),
+  };
+
 /** Parses the environment into a Config, throwing a ConfigError that names every bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const parsed = envSchema.safeParse(env);
@@ -264,19 +285,7 @@ export function loadConfig(env: Env = process.env): Config {
     retentionSeconds: Math.round(e.OUTPUT_RETENTION_HOURS * 3600),
     orphanSweepSeconds: e.ORPHAN_SWEEP_SECONDS,
     redisPrefix: e.REDIS_PREFIX,
-    storage:
-      e.STORAGE === 's3'
-        ? {
-            kind: 's3',
-            bucket: e.S3_BUCKET!,
-            region: e.S3_REGION,
-            endpoint: e.S3_ENDPOINT,
-            publicEndpoint: e.S3_PUBLIC_ENDPOINT,
-            accessKeyId: e.S3_ACCESS_KEY_ID,
-            secretAccessKey: e.S3_SECRET_ACCESS_KEY,
-            forcePathStyle: e.S3_FORCE_PATH_STYLE,
-          }
-        : { kind: 'disk', root: join(dataDir, 'blobs') },
+    storage: STORAGE_SETTINGS[e.STORAGE](e, dataDir),
     modelsDir: resolve(e.STEMFORGE_MODELS_DIR ?? join(dataDir, 'models')),
     cacheDir: resolve(e.STEMFORGE_CACHE_DIR ?? join(dataDir, 'cache')),
     onnx: {
