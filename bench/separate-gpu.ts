@@ -28,7 +28,8 @@ import * as ort from 'onnxruntime-node';
 import { getModelSpec } from '../src/models/registry.ts';
 import { resolveModel } from '../src/models/resolve.ts';
 import { prepareModel } from '../src/separation/prepared-model.ts';
-import { QUALITY_SETTINGS, type QualityTier } from '../src/separation/quality.ts';
+import { QUALITY_SETTINGS } from '../src/separation/quality.ts';
+import type { QualityValue } from '../src/domain/vocabulary.ts';
 import { SegmentModel } from '../src/separation/segment-model.ts';
 import { planSegments } from '../src/separation/segment-plan.ts';
 import type { ExecutionProvider } from '../src/separation/session-options.ts';
@@ -49,7 +50,7 @@ const { values: opts } = parseArgs({
   },
 });
 const provider = opts.provider as ExecutionProvider;
-const quality = opts.quality!.toUpperCase() as QualityTier;
+const quality = opts.quality!.toUpperCase() as QualityValue;
 const seconds = Number(opts.seconds);
 const RATE = 44_100;
 

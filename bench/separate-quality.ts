@@ -27,7 +27,7 @@ import { AudioEncoder } from '../src/audio/encode.ts';
 import { defaultTools } from '../src/audio/tools.ts';
 import { getModelSpec } from '../src/models/registry.ts';
 import { resolveModel } from '../src/models/resolve.ts';
-import { QUALITY_SETTINGS, passCount, type InferenceSettings } from '../src/separation/quality.ts';
+import { QUALITY_SETTINGS, type InferenceSettings } from '../src/separation/quality.ts';
 import { SegmentModel } from '../src/separation/segment-model.ts';
 import { separateStream } from '../src/separation/separate-stream.ts';
 import type { StemName } from '../src/separation/stems.ts';
@@ -36,6 +36,9 @@ import type { SegmentSchedule } from '../src/separation/segment-plan.ts';
 import type { Flip } from '../src/separation/test-time-augmentation.ts';
 import { runInEngineEnv } from './fixtures/engine-env.ts';
 import { labelledMix, sdr, SOURCES, writeFloatWav } from '../support/fixtures/labelled-mix.ts';
+
+/** Network passes per segment position: `max(1, shifts)` shifted passes, each with its flips. */
+const passCount = (s: InferenceSettings): number => Math.max(1, s.shifts) * (1 + (s.flips?.length ?? 0));
 
 runInEngineEnv();
 

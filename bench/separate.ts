@@ -27,6 +27,7 @@ import { resolveModel } from '../src/models/resolve.ts';
 import { verifyFileCached } from '../src/models/verify.ts';
 import { prepareModel, type GraphRewrites } from '../src/separation/prepared-model.ts';
 import { median } from '../support/median.ts';
+import { variantEngine } from '../support/htdemucs-variant.ts';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -83,14 +84,17 @@ async function child({
     modelsDir,
     cacheDir,
     threads: 2,
-    rewriteGraph,
-    splitGraph,
+    // The product's process, or a variant of it composed in support/ (the graph as exported, or whole).
+    ...(rewriteGraph && splitGraph
+      ? {}
+      : variantEngine({ graph: rewriteGraph ? 'whole' : 'as-exported', int8Fast: true }, provider)),
     executionProvider: provider,
     // As the CLI: a one-job process loads only the model its tier runs.
     firstTier: quality.toUpperCase() as 'FAST',
   });
   const { loadMs, rewrites } = await engine.start();
   const r = await engine.separateFile({
+    model: 'htdemucs',
     inputPath: input,
     outDir: out,
     stems: ['vocals', 'drums', 'bass', 'other'],

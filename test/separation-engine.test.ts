@@ -34,6 +34,7 @@ describe('SeparationEngine (child process, real HTDemucs)', () => {
 
     const progress: number[] = [];
     const ours = await engine.separateFile({
+      model: 'htdemucs',
       inputPath: input,
       outDir: join(dir, 'ours'),
       stems: ['vocals', 'drums', 'bass', 'other'],
@@ -70,6 +71,7 @@ describe('SeparationEngine (child process, real HTDemucs)', () => {
     const controller = new AbortController();
     const outDir = join(dir, 'cancelled');
     const job = engine.separateFile({
+      model: 'htdemucs',
       inputPath: sharedPath('audio', 'music', 'Kevin_MacLeod_-_Vibe_Ace.hq.ogg'),
       outDir,
       stems: ['vocals', 'instrumental'],
@@ -90,6 +92,7 @@ describe('SeparationEngine (child process, real HTDemucs)', () => {
     const first = engine.pid!;
     let killed = false;
     const job = engine.separateFile({
+      model: 'htdemucs',
       inputPath: input,
       outDir: join(dir, 'killed'),
       stems: ['vocals'],
@@ -103,6 +106,7 @@ describe('SeparationEngine (child process, real HTDemucs)', () => {
     });
     await expect(job).rejects.toThrow(/the separation process exited \(SIGKILL\)/);
     const again = await engine.separateFile({
+      model: 'htdemucs',
       inputPath: input,
       outDir: join(dir, 'after-kill'),
       stems: ['vocals'],
@@ -118,6 +122,7 @@ describe('SeparationEngine (child process, real HTDemucs)', () => {
     writeFileSync(bad, 'this is text');
     await expect(
       engine.separateFile({
+        model: 'htdemucs',
         inputPath: bad,
         outDir: join(dir, 'bad'),
         stems: ['vocals'],

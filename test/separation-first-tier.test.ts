@@ -32,6 +32,7 @@ describe('SeparationEngine with firstTier FAST (real HTDemucs)', () => {
     expect(ready.rewrites).toEqual({ attention: 10, parts: 2, int8MatMuls: 30 });
     const job = (quality: 'FAST' | 'BEST') =>
       engine.separateFile({
+        model: 'htdemucs',
         inputPath: input,
         outDir: join(dir, quality),
         stems: ['vocals', 'drums'],

@@ -39,6 +39,7 @@ describe('six stems through the engine (fake six-source model)', () => {
   it('writes piano and guitar beside the four stems, each the source the model gave', async () => {
     const input = sharedPath('audio', 'musdb-falcon69', 'mixture.wav');
     const result = await engine().separateFile({
+      model: 'htdemucs_6s',
       inputPath: input,
       outDir: join(dir, 'out'),
       stems: ['vocals', 'drums', 'bass', 'other', 'piano', 'guitar', 'instrumental'],
@@ -72,6 +73,7 @@ describe('six stems through the engine (fake six-source model)', () => {
     const e = engine({ idleTimeoutMs: 300 });
     const job = () =>
       e.separateFile({
+        model: 'htdemucs_6s',
         inputPath: sharedPath('audio', 'musdb-falcon69', 'mixture.wav'),
         outDir: join(dir, 'idle'),
         stems: ['piano'],
@@ -106,6 +108,7 @@ describe('six stems through the engine (fake six-source model)', () => {
     const four = engine({ model: 'htdemucs', modelPath: undefined });
     await expect(
       four.separateFile({
+        model: 'htdemucs',
         inputPath: sharedPath('audio', 'musdb-falcon69', 'mixture.wav'),
         outDir: join(dir, 'x'),
         stems: ['piano'],

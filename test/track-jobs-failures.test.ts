@@ -87,7 +87,12 @@ describe('track jobs with a fake yt-dlp: refusals and download failures', () => 
     });
     const row = await findJob(s.rt.db, r.body.id);
     expect(JSON.parse(row!.input_json).downloadUrl).toBe('https://soundcloud.com/fake-artist/DlCrash0000');
-    expect(JSON.parse(row!.options_json)).toEqual({ outputType: 'BOTH', quality: 'BEST', outputFormat: 'MP3' });
+    expect(JSON.parse(row!.options_json)).toEqual({
+      outputType: 'BOTH',
+      quality: 'BEST',
+      outputFormat: 'MP3',
+      model: 'htdemucs',
+    });
 
     const { job } = await waitForJob(s, user.key, `/v1/track-jobs/${r.body.id}`, 60_000);
     expect(job.status).toBe('FAILED');

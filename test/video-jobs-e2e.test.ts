@@ -61,7 +61,12 @@ describe('video job end to end with a fake yt-dlp (real separation)', () => {
     expect(await getBalanceSeconds(s.rt.db, user.id)).toBe(300 - 7);
     const row = await findJob(s.rt.db, created.id);
     expect(JSON.parse(row!.input_json).downloadUrl).toBe('https://www.youtube.com/watch?v=FalconVid01');
-    expect(JSON.parse(row!.options_json)).toEqual({ outputType: 'BOTH', quality: 'FAST', outputFormat: 'MP3' });
+    expect(JSON.parse(row!.options_json)).toEqual({
+      outputType: 'BOTH',
+      quality: 'FAST',
+      outputFormat: 'MP3',
+      model: 'htdemucs',
+    });
 
     const { job, progress } = await waitForJob(s, user.key, `/v1/video-jobs/${created.id}`);
     expect(job.errorMessage).toBeNull();

@@ -3,8 +3,7 @@ import type { Readable, Writable } from 'node:stream';
 import { once } from 'node:events';
 import { type FfmpegExit, watchFfmpeg } from './ffmpeg-pipe.ts';
 import { defaultTools, ENGINE_CHANNELS, ENGINE_SAMPLE_RATE, type FfmpegTools } from './tools.ts';
-
-export type AudioFormat = 'mp3' | 'wav' | 'flac';
+import type { AudioFormat } from '../domain/vocabulary.ts';
 
 export const AUDIO_CONTENT_TYPES: Record<AudioFormat, string> = {
   mp3: 'audio/mpeg',

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import type { AudioFormat } from '../audio/encode.ts';
+import type { AudioFormat } from '../domain/vocabulary.ts';
 import { loadConfig } from '../config.ts';
 import { DenoiseEngine } from '../denoise/engine.ts';
 import { DFN3_FILES, DFN3_SPEC } from '../denoise/model-files.ts';

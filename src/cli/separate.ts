@@ -4,10 +4,14 @@ import { loadConfig } from '../config.ts';
 import { parseCommandArgs, UsageError } from './args.ts';
 import { ProgressBar } from './progress.ts';
 import { SeparationEngine } from '../separation/engine.ts';
-import { STEMS_BY_OUTPUT_TYPE, type OutputTypeValue } from '../domain/vocabulary.ts';
+import {
+  type AudioFormat,
+  type OutputTypeValue,
+  QUALITIES,
+  type QualityValue,
+  STEMS_BY_OUTPUT_TYPE,
+} from '../domain/vocabulary.ts';
 import { separationModelFor } from '../models/registry.ts';
-import type { QualityTier } from '../separation/quality.ts';
-import type { AudioFormat } from '../audio/encode.ts';
 
 const USAGE =
   'stemforge separate <input> -o <dir> [--stems vocals|instrumental|2|4|6] [--format mp3|wav|flac] [--quality fast|balanced|best]';
@@ -46,22 +50,22 @@ export async function run(args: string[]): Promise<number> {
   const format = values.format!.toLowerCase();
   if (!['mp3', 'wav', 'flac'].includes(format))
     throw new UsageError(`--format must be mp3, wav or flac\nusage: ${USAGE}`);
-  const quality = values.quality!.toUpperCase();
-  if (!['FAST', 'BALANCED', 'BEST'].includes(quality))
-    throw new UsageError(`--quality must be fast, balanced or best\nusage: ${USAGE}`);
+  const quality = values.quality!.toUpperCase() as QualityValue;
+  if (!QUALITIES.includes(quality)) throw new UsageError(`--quality must be fast, balanced or best\nusage: ${USAGE}`);
   const input = resolve(inputArg);
   if (!existsSync(input)) throw new Error(`input not found: ${input}`);
 
   const config = loadConfig();
+  const model = separationModelFor(outputType).name;
   const engine = new SeparationEngine({
     modelsDir: config.modelsDir,
     cacheDir: config.cacheDir,
-    model: separationModelFor(outputType).name,
+    model,
     executionProvider: config.onnx.executionProvider,
     threads: config.onnx.threads,
     tools: config.ffmpeg,
     // One job: the process loads only the model this tier runs.
-    firstTier: quality as QualityTier,
+    firstTier: quality,
   });
   const controller = new AbortController();
   const onSigint = () => controller.abort();
@@ -69,11 +73,12 @@ export async function run(args: string[]): Promise<number> {
   const bar = new ProgressBar(`separating ${basename(input, extname(input))}`);
   try {
     const result = await engine.separateFile({
+      model,
       inputPath: input,
       outDir: resolve(values.output),
       stems: [...STEMS_BY_OUTPUT_TYPE[outputType]],
       format: format as AudioFormat,
-      quality: quality as QualityTier,
+      quality,
       onProgress: (f) => bar.update(f),
       signal: controller.signal,
     });

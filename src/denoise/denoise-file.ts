@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { decodeAudio } from '../audio/decode.ts';
-import { AudioEncoder, type AudioFormat } from '../audio/encode.ts';
+import { AudioEncoder } from '../audio/encode.ts';
+import type { AudioFormat } from '../domain/vocabulary.ts';
 import { probeAudio } from '../audio/probe.ts';
 import { defaultTools, type FfmpegTools } from '../audio/tools.ts';
 import type { WindowingOptions } from './channel-enhancer.ts';

@@ -1,5 +1,5 @@
 import type { ExecutionProvider } from '../models/registry.ts';
-import type { AudioFormat } from '../audio/encode.ts';
+import type { AudioFormat } from '../domain/vocabulary.ts';
 import type { FfmpegTools } from '../audio/tools.ts';
 import type { RemoteError, RpcReply } from '../offload/rpc.ts';
 

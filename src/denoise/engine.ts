@@ -1,6 +1,6 @@
 import type { ExecutionProvider } from '../models/registry.ts';
 import type { Worker } from 'node:worker_threads';
-import type { AudioFormat } from '../audio/encode.ts';
+import type { AudioFormat } from '../domain/vocabulary.ts';
 import { defaultTools, type FfmpegTools } from '../audio/tools.ts';
 import { startThread } from '../offload/start-thread.ts';
 import { RpcClient, type RemoteError } from '../offload/rpc.ts';

@@ -23,6 +23,10 @@ export const QUALITIES = ['FAST', 'BALANCED', 'BEST'] as const;
 export type QualityValue = (typeof QUALITIES)[number];
 
 export const OUTPUT_FORMATS = ['MP3', 'WAV', 'FLAC'] as const;
+export type OutputFormatValue = (typeof OUTPUT_FORMATS)[number];
+/** An output format as the encoders and file names spell it (`mp3`, `wav`, `flac`). */
+export type AudioFormat = Lowercase<OutputFormatValue>;
+export const audioFormatOf = (format: OutputFormatValue): AudioFormat => format.toLowerCase() as AudioFormat;
 
 /**
  * What a job is doing, next to its `progress` (`progressPhase` in responses). A job moves through

@@ -3,7 +3,7 @@ import { ModelNotInstalledError, SeparationEngine } from '../separation/engine.t
 import { DenoiseEngine } from '../denoise/engine.ts';
 import { analyzeAudioInThread } from '../analysis/analyze-off-thread.ts';
 import { isModelInstalled, resolveModel } from '../models/resolve.ts';
-import { denoiseModel, separationModelFor } from '../models/registry.ts';
+import { denoiseModel } from '../models/registry.ts';
 import { PermanentJobError } from '../domain/permanent-job-error.ts';
 import type { Engines } from './engines.ts';
 
@@ -42,10 +42,10 @@ export function createEngines(config: Config): Engines {
 
   return {
     async separate(req) {
-      const model = separationModelFor(req.outputType).name;
+      const { model } = req;
       const engine = acquire(model);
       try {
-        return await engine.separateFile({ ...req, stems: req.stems });
+        return await engine.separateFile(req);
       } catch (err) {
         // Retrying cannot install a model.
         throw err instanceof ModelNotInstalledError ? new PermanentJobError(err.message) : err;

@@ -1,27 +1,10 @@
-import type { StemName } from '../separation/stems.ts';
-import type { OutputTypeValue } from '../domain/vocabulary.ts';
-
-export type EngineFormat = 'mp3' | 'wav' | 'flac';
-
-export type EngineStem = StemName;
-
-export interface SeparateRequest {
-  inputPath: string;
-  outDir: string;
-  /** What was asked for: the model registry says which model serves it. */
-  outputType: OutputTypeValue;
-  /** The stems to write (the output type's, or fewer). */
-  stems: EngineStem[];
-  format: EngineFormat;
-  quality: 'FAST' | 'BALANCED' | 'BEST';
-  onProgress?: (fraction: number) => void;
-  signal?: AbortSignal;
-}
+import type { AudioFormat, StemName } from '../domain/vocabulary.ts';
+import type { SeparateRequest } from '../separation/separate-request.ts';
 
 export interface DenoiseRequest {
   inputPath: string;
   outputPath: string;
-  format: EngineFormat;
+  format: AudioFormat;
   /** Most noise reduction allowed, dB; undefined = no limit. */
   attenuationLimitDb?: number;
   onProgress?: (fraction: number) => void;
@@ -48,7 +31,8 @@ export interface AnalyzeRequest {
  * once per process). Each runs its heavy work off the event loop.
  */
 export interface Engines {
-  separate(req: SeparateRequest): Promise<{ files: Partial<Record<EngineStem, string>> }>;
+  /** Runs the model the request names (the one its job stored), in a warm process of that model. */
+  separate(req: SeparateRequest): Promise<{ files: Partial<Record<StemName, string>> }>;
   denoise(req: DenoiseRequest): Promise<void>;
   analyze(req: AnalyzeRequest): Promise<AnalyzeResult>;
   /** Names of the installed models that gate features (e.g. six stems). */

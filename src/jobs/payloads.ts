@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { JobKind } from '../domain/job-kinds.ts';
-import { OUTPUT_FORMATS, OUTPUT_TYPES, QUALITIES } from '../domain/vocabulary.ts';
+import { OUTPUT_FORMATS, OUTPUT_TYPES, type OutputTypeValue, QUALITIES } from '../domain/vocabulary.ts';
+import { separationModelFor } from '../models/registry.ts';
 
 /**
  * What each job kind stores in `input_json` and `options_json`, as schemas: the single source of
@@ -22,12 +23,30 @@ const base = {
 
 const StemInput = z.preprocess(legacyBilled, z.object(base));
 
-const SeparationOptions = z.object({
-  outputType: z.enum(OUTPUT_TYPES),
-  quality: z.enum(QUALITIES),
-  outputFormat: z.enum(OUTPUT_FORMATS),
-  denoiseVocals: z.boolean().optional(),
-});
+/**
+ * Jobs queued before the model was stored with them: read as the model the registry picked for
+ * their output type when this was written (the one it picks today), once, here; the worker and the
+ * engines then read `model` like any job's.
+ */
+const legacyModel = (v: unknown) =>
+  v &&
+  typeof v === 'object' &&
+  !('model' in v) &&
+  (OUTPUT_TYPES as readonly unknown[]).includes((v as { outputType?: unknown }).outputType)
+    ? { ...v, model: separationModelFor((v as { outputType: OutputTypeValue }).outputType).name }
+    : v;
+
+const SeparationOptions = z.preprocess(
+  legacyModel,
+  z.object({
+    outputType: z.enum(OUTPUT_TYPES),
+    quality: z.enum(QUALITIES),
+    outputFormat: z.enum(OUTPUT_FORMATS),
+    denoiseVocals: z.boolean().optional(),
+    /** The registry name of the model that runs it, chosen when the job was created. */
+    model: z.string(),
+  }),
+);
 
 /** Video and track inputs: filled in for real by the download stage; `downloadUrl` is what yt-dlp gets. */
 const media = { ...base, downloadUrl: z.string() };

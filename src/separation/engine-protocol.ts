@@ -1,8 +1,8 @@
 import type { FfmpegTools } from '../audio/tools.ts';
 import type { RpcCall, RpcReply } from '../offload/rpc.ts';
-import type { SeparateRequest, SeparateResult } from './separate-file.ts';
+import type { SeparateCall, SeparateResult } from './separate-request.ts';
 import type { ExecutionProvider } from './session-options.ts';
-import type { QualityTier } from './quality.ts';
+import type { QualityValue } from '../domain/vocabulary.ts';
 import type { GraphRewrites } from './prepared-model.ts';
 
 /** What the separation process needs to load its model (the first message it receives). */
@@ -20,21 +20,15 @@ export interface EngineInit {
   segmentFrames: number;
   /** The onnxruntime providers the registry lists for this model on `executionProvider`. */
   providers: readonly string[];
-  /** Run the rewritten copy of the graph (prepared-model.ts). */
-  rewriteGraph: boolean;
-  /** Run the rewritten graph as its parts (model-split.ts) rather than whole. */
-  splitGraph: boolean;
-  /** FAST jobs run a copy with int8 MatMul weights (matmul-quantization.ts). */
-  int8Fast: boolean;
   /** The tier the first job is expected to ask for: FAST loads only FAST's model at start. */
-  firstTier?: QualityTier;
+  firstTier?: QualityValue;
   executionProvider: ExecutionProvider;
   threads: number;
   tools: FfmpegTools;
 }
 
 /** The first message sets the process up; then separations are calls on the offload channel. */
-export type ToEngine = { type: 'init'; init: EngineInit } | RpcCall<SeparateRequest>;
+export type ToEngine = { type: 'init'; init: EngineInit } | RpcCall<SeparateCall>;
 
 export type FromEngine =
   | { type: 'ready'; loadMs: number; rewrites: GraphRewrites }

@@ -10,15 +10,14 @@ import {
   sessionProviders,
 } from '../models/registry.ts';
 import { expectedSha256, resolveModel } from '../models/resolve.ts';
+import type { QualityValue } from '../domain/vocabulary.ts';
 import type { EngineInit, FromEngine, ToEngine } from './engine-protocol.ts';
 import { engineProcessEnv } from './engine-env.ts';
 import { assertExecutionProviderInstalled } from './execution-provider.ts';
-import type { SeparateRequest, SeparateResult } from './separate-file.ts';
+import type { SeparateCall, SeparateRequest, SeparateResult } from './separate-request.ts';
 import type { ExecutionProvider } from './session-options.ts';
 import type { GraphRewrites } from './prepared-model.ts';
-import { checkStemsAvailable, type StemName } from './stems.ts';
-import type { QualityTier } from './quality.ts';
-import type { AudioFormat } from '../audio/encode.ts';
+import { checkStemsAvailable } from './stems.ts';
 
 export interface SeparationEngineOptions {
   /** Models directory (Config.modelsDir): where pulled/override weights live. Only read. */
@@ -43,27 +42,17 @@ export interface SeparationEngineOptions {
   /** Environment of the separation process (default: this process's, plus the malloc tunables). */
   env?: NodeJS.ProcessEnv;
   /**
-   * Default true: run a rewritten copy of the graph, made once in `<cacheDir>/.prepared/`, whose
-   * attention blocks run fused (same results, faster, less memory; prepared-model.ts). False runs
-   * the graph as exported (benchmarks).
+   * The module the separation process runs (default `engine-process.ts`: the prepared graph in
+   * parts, FAST's int8 copy). A benchmark that measures another way of running the model composes
+   * its own entry from the exported pieces (`serveSeparation`, htdemucs-models.ts) and names it here.
    */
-  rewriteGraph?: boolean;
-  /**
-   * Default true: run the rewritten graph as its two parts (encoders + transformer, then decoders;
-   * model-split.ts), which peaks 0.7 GB lower. False runs it whole (benchmarks).
-   */
-  splitGraph?: boolean;
-  /**
-   * Default true: FAST jobs run a copy of the rewritten graph whose MatMul weights are int8
-   * (matmul-quantization.ts; loaded at the first FAST job). False: every tier runs the float graph.
-   */
-  int8Fast?: boolean;
+  processModule?: URL;
   /**
    * The tier the first job is expected to ask for (the CLI knows it). FAST: the process loads only
    * FAST's int8 copy at start, and the float model when a job of another tier first comes, so a
    * one-off FAST run loads one model instead of two. Default: the float model at start.
    */
-  firstTier?: QualityTier;
+  firstTier?: QualityValue;
   /**
    * Close the process after this many ms without a job (Config.onnx.separationIdleSeconds), which
    * returns its memory (about 1.6 GB: it keeps its heap between jobs); the next job starts a new
@@ -77,27 +66,6 @@ export interface EngineReady {
   loadMs: number;
   /** What runs rewritten (HTDemucs: 10 attention blocks). */
   rewrites: GraphRewrites;
-}
-
-/** Arguments of {@link SeparationEngine.separateFile}. */
-export interface SeparateFileOptions {
-  inputPath: string;
-  outDir: string;
-  stems: StemName[];
-  format: AudioFormat;
-  quality: QualityTier;
-  /** Output names become `<fileBaseName>_<stem>.<ext>` (default `<stem>.<ext>`). */
-  fileBaseName?: string;
-  /** Fraction of segments done, 0..1. */
-  onProgress?: (fraction: number) => void;
-  /** Aborting stops the job within one segment (at most a few seconds) and removes partial outputs. */
-  signal?: AbortSignal;
-  /** Advanced: override the tier's overlap/shifts, the instrumental formula, normalisation. */
-  settings?: SeparateRequest['settings'];
-  instrumental?: SeparateRequest['instrumental'];
-  normalize?: boolean;
-  /** Default true: stems peaking above -0.3 dBFS are limited, not hard-clipped (AudioEncoder). */
-  limiter?: boolean;
 }
 
 /** The job was cancelled through its AbortSignal. */
@@ -117,7 +85,7 @@ export class ModelNotInstalledError extends Error {}
  * ```ts
  * const engine = new SeparationEngine({ modelsDir: config.modelsDir, executionProvider: config.onnx.executionProvider,
  *   threads: config.onnx.threads, tools: config.ffmpeg });
- * const { files } = await engine.separateFile({ inputPath, outDir, stems: ['vocals', 'instrumental'],
+ * const { files } = await engine.separateFile({ model: 'htdemucs', inputPath, outDir, stems: ['vocals', 'instrumental'],
  *   format: 'mp3', quality: 'BEST', onProgress, signal });
  * await engine.close();
  * ```
@@ -126,7 +94,7 @@ export class SeparationEngine {
   private child: ChildProcess | undefined;
   private ready: Promise<EngineReady> | undefined;
   private exited: Promise<void> = Promise.resolve();
-  private readonly rpc = new RpcClient<SeparateRequest, SeparateResult>(
+  private readonly rpc = new RpcClient<SeparateCall, SeparateResult>(
     (m) => this.send(m),
     (e) => (e.aborted ? new SeparationCancelledError(e.message) : new Error(e.message)),
   );
@@ -151,7 +119,7 @@ export class SeparationEngine {
       return Promise.reject(err);
     }
     const child = startProcess(
-      new URL('./engine-process.ts', import.meta.url),
+      this.options.processModule ?? new URL('./engine-process.ts', import.meta.url),
       this.options.env ?? engineProcessEnv(process.env, this.options.executionProvider),
     );
     this.child = child;
@@ -184,30 +152,25 @@ export class SeparationEngine {
     return this.ready;
   }
 
-  /** Separates one file into `<outDir>/<stem>.<ext>` for each requested stem. */
-  async separateFile(o: SeparateFileOptions): Promise<SeparateResult> {
-    o.signal?.throwIfAborted();
+  /**
+   * Separates one file into `<outDir>/<stem>.<ext>` for each requested stem. The request names its
+   * model: an engine runs only its own (a request routed to the wrong one is a bug, refused).
+   */
+  async separateFile(request: SeparateRequest): Promise<SeparateResult> {
+    const { onProgress, signal, ...call } = request;
+    signal?.throwIfAborted();
+    const spec = this.modelSpec();
+    if (call.model !== spec.name)
+      throw new Error(`a request for the '${call.model}' model reached the engine of '${spec.name}'`);
     // Before starting a process: asking the four-source model for piano fails at once.
-    checkStemsAvailable(o.stems, this.modelSpec().stems!);
+    checkStemsAvailable(call.stems, spec.stems!);
     clearTimeout(this.idleTimer);
     // Counted as running from here, so the idle timer of an earlier job cannot close the process
     // while this one waits for it to load.
     this.running++;
     try {
       await this.start();
-      const request: SeparateRequest = {
-        inputPath: o.inputPath,
-        outDir: o.outDir,
-        stems: o.stems,
-        format: o.format,
-        quality: o.quality,
-        fileBaseName: o.fileBaseName,
-        settings: o.settings,
-        instrumental: o.instrumental,
-        normalize: o.normalize,
-        limiter: o.limiter,
-      };
-      return await this.rpc.call(request, { onProgress: o.onProgress, signal: o.signal });
+      return await this.rpc.call(call, { onProgress, signal });
     } finally {
       this.settled();
     }
@@ -280,9 +243,6 @@ export class SeparationEngine {
       sampleRate: spec.sampleRate,
       segmentFrames: segmentFrames(spec),
       providers,
-      rewriteGraph: o.rewriteGraph ?? true,
-      splitGraph: o.splitGraph ?? true,
-      int8Fast: o.int8Fast ?? true,
       firstTier: o.firstTier,
       executionProvider: o.executionProvider ?? 'cpu',
       threads: o.threads ?? 0,

@@ -1,8 +1,6 @@
 import type { SegmentSchedule } from './segment-plan.ts';
 import type { Flip } from './test-time-augmentation.ts';
-
-/** Quality tiers of the API and the inference settings behind them. */
-export type QualityTier = 'FAST' | 'BALANCED' | 'BEST';
+import type { QualityValue } from '../domain/vocabulary.ts';
 
 export interface InferenceSettings {
   /** Fraction of each segment shared with the next one (Demucs' `overlap`). */
@@ -20,13 +18,8 @@ export interface InferenceSettings {
   schedule?: SegmentSchedule;
 }
 
-/** Network passes per segment position: `max(1, shifts)` shifted passes, each with its flips. */
-export function passCount(s: InferenceSettings): number {
-  return Math.max(1, s.shifts) * (1 + (s.flips?.length ?? 0));
-}
-
 /**
- * Chosen by measurement (bench/separate-quality.ts; the SDR/time curve is in docs/separation.md).
+ * The inference settings behind each quality tier of the API, chosen by measurement (bench/separate-quality.ts; the SDR/time curve is in docs/separation.md).
  * The cost is the number of 7.8 s network runs: with the even schedule (segment-plan.ts),
  * `1 + ceil((length - 7.8 s) / ((1 - overlap) x 7.8 s))` per pass. On 60 s remixed from the labelled
  * MUSDB stems the even schedule scored at or above Demucs' own at every overlap (mean SDR +0.02 to
@@ -36,7 +29,7 @@ export function passCount(s: InferenceSettings): number {
  * stems, shifts and flips moved mean SDR by -0.03..+0.11 dB, no setting by more than +0.06 on both,
  * at 2-4x the time. BEST keeps the reference's overlap (0.25), FAST runs FAST's int8 copy.
  */
-export const QUALITY_SETTINGS: Record<QualityTier, InferenceSettings> = {
+export const QUALITY_SETTINGS: Record<QualityValue, InferenceSettings> = {
   FAST: { overlap: 0.02, shifts: 0 },
   BALANCED: { overlap: 0.15, shifts: 0 },
   BEST: { overlap: 0.25, shifts: 0 },

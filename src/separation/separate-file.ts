@@ -1,54 +1,23 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AudioEncoder, type AudioFormat } from '../audio/encode.ts';
+import { AudioEncoder } from '../audio/encode.ts';
 import type { FfmpegTools } from '../audio/tools.ts';
-import { QUALITY_SETTINGS, type InferenceSettings, type QualityTier } from './quality.ts';
+import { QUALITIES, type AudioFormat } from '../domain/vocabulary.ts';
+import { QUALITY_SETTINGS } from './quality.ts';
 import { separateStream, type StreamResult } from './separate-stream.ts';
 import type { SegmentSeparator } from './segment-separator.ts';
-import {
-  checkStemsAvailable,
-  DEFAULT_INSTRUMENTAL_MODE,
-  STEM_NAMES,
-  type InstrumentalMode,
-  type StemName,
-} from './stems.ts';
-
-/** One separation job, as the job workers and the CLI describe it. */
-export interface SeparateRequest {
-  inputPath: string;
-  outDir: string;
-  stems: StemName[];
-  format: AudioFormat;
-  quality: QualityTier;
-  /** When set, files are named `<fileBaseName>_<stem>.<ext>` instead of `<stem>.<ext>`. */
-  fileBaseName?: string;
-  /** Overrides the tier's overlap/shifts (benchmarks and experiments). */
-  settings?: InferenceSettings;
-  /** Default `residual` (measured best). */
-  instrumental?: InstrumentalMode;
-  /** Whole-track normalisation (default on, as Demucs). */
-  normalize?: boolean;
-  /** Look-ahead limiter before encoding (default on: the clipping policy of AudioEncoder). */
-  limiter?: boolean;
-}
-
-export interface SeparateResult {
-  /** Output path by stem name. */
-  files: Record<string, string>;
-  durationSeconds: number;
-  /** Where the time went, for benchmarks. */
-  timings: { totalMs: number; modelMs: number; dspMs: number; decodeMs: number; segments: number };
-}
+import type { SeparateCall, SeparateResult } from './separate-request.ts';
+import { checkStemsAvailable, DEFAULT_INSTRUMENTAL_MODE, STEM_NAMES, type StemName } from './stems.ts';
 
 export function stemFileName(stem: StemName, format: AudioFormat, base?: string): string {
   return `${base ? `${base}_` : ''}${stem}.${format}`;
 }
 
-export function validateRequest(r: SeparateRequest): void {
+export function validateRequest(r: SeparateCall): void {
   if (r.stems.length === 0) throw new Error('no stems requested');
   for (const s of r.stems) if (!STEM_NAMES.includes(s)) throw new Error(`unknown stem '${s}'`);
   if (new Set(r.stems).size !== r.stems.length) throw new Error('a stem is requested twice');
-  if (!(r.quality in QUALITY_SETTINGS)) throw new Error(`unknown quality '${r.quality}'`);
+  if (!QUALITIES.includes(r.quality)) throw new Error(`unknown quality '${r.quality}'`);
   if (r.fileBaseName !== undefined && /[/\\\0]/.test(r.fileBaseName))
     throw new Error('fileBaseName must be a plain file name');
 }
@@ -59,7 +28,7 @@ export function validateRequest(r: SeparateRequest): void {
  */
 export async function separateFileWith(
   model: SegmentSeparator & { timings?: { modelMs: number; dspMs: number } },
-  r: SeparateRequest,
+  r: SeparateCall,
   env: { sampleRate: number; tools: FfmpegTools; onProgress?: (f: number) => void; signal?: AbortSignal },
 ): Promise<SeparateResult> {
   validateRequest(r);
@@ -88,7 +57,7 @@ export async function separateFileWith(
       inputPath: r.inputPath,
       sampleRate: env.sampleRate,
       tools: env.tools,
-      settings: r.settings ?? QUALITY_SETTINGS[r.quality],
+      settings: QUALITY_SETTINGS[r.quality],
       instrumental: r.instrumental ?? DEFAULT_INSTRUMENTAL_MODE,
       normalize: r.normalize,
       onProgress: env.onProgress,
@@ -97,7 +66,7 @@ export async function separateFileWith(
     await Promise.all([...encoders.values()].map((e) => e.end()));
   } catch (err) {
     for (const e of encoders.values()) e.abort();
-    await Promise.all(Object.values(files).map((f) => rm(f, { force: true })));
+    await Promise.all([...encoders.values()].map((e) => rm(e.outPath, { force: true })));
     throw err;
   }
   const after = model.timings ?? { modelMs: 0, dspMs: 0 };

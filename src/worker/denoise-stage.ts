@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { stat } from 'node:fs/promises';
 import type { StageCompleted, StageContext, StageDeps } from './stage.ts';
-import { AUDIO_CONTENT_TYPES, type AudioFormat } from '../audio/encode.ts';
+import { AUDIO_CONTENT_TYPES } from '../audio/encode.ts';
+import { audioFormatOf } from '../domain/vocabulary.ts';
 import { outputFileName, type StoredOutputs } from '../jobs/outputs/outputs.ts';
 import { DENOISED_OUTPUT } from '../jobs/present/present-denoise-job.ts';
 import { limitInputToBill } from './billed-input.ts';
@@ -15,7 +16,7 @@ import { fetchMeasuredInput } from './measure-input.ts';
 export async function denoiseStage(deps: StageDeps, ctx: StageContext<'denoise'>): Promise<StageCompleted> {
   const { workDir, signal } = ctx;
   const { input, options } = ctx.job;
-  const format = options.outputFormat.toLowerCase() as AudioFormat;
+  const format = audioFormatOf(options.outputFormat);
   const inputPath = join(workDir, 'input');
   ctx.progress(1, 'downloading');
   // An upload PUT straight to S3 is measured and its credits settled here, before cleaning.

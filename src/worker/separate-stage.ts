@@ -2,15 +2,15 @@ import { join } from 'node:path';
 import { stat } from 'node:fs/promises';
 import type { StageCompleted, StageContext, StageDeps } from './stage.ts';
 import { STEMS_BY_OUTPUT_TYPE } from '../domain/job-state.ts';
-import { AudioEncoder, AUDIO_CONTENT_TYPES, type AudioFormat } from '../audio/encode.ts';
+import { AudioEncoder, AUDIO_CONTENT_TYPES } from '../audio/encode.ts';
+import { type AudioFormat, audioFormatOf, type StemName } from '../domain/vocabulary.ts';
 import { decodeAudio } from '../audio/decode.ts';
 import type { TypedJobOf } from '../jobs/read-job.ts';
 import { ProgressSpan, segmentProgress } from './progress-span.ts';
 import { QUALITY_SETTINGS } from '../separation/quality.ts';
 import { planSegments } from '../separation/segment-plan.ts';
-import { segmentFrames, separationModelFor } from '../models/registry.ts';
+import { getModelSpec, segmentFrames } from '../models/registry.ts';
 import { outputFileName, type StoredOutputs } from '../jobs/outputs/outputs.ts';
-import type { EngineStem } from '../engines/engines.ts';
 import { analyzeStems } from './analyze-step.ts';
 import { limitInputToBill } from './billed-input.ts';
 import { fetchMeasuredInput } from './measure-input.ts';
@@ -56,8 +56,8 @@ async function separateInput(
 ): Promise<StageCompleted> {
   const { workDir, signal } = ctx;
   const job = ctx.job.row;
-  const format = options.outputFormat.toLowerCase() as AudioFormat;
-  const stems = [...STEMS_BY_OUTPUT_TYPE[options.outputType]] as EngineStem[];
+  const format = audioFormatOf(options.outputFormat);
+  const stems: StemName[] = [...STEMS_BY_OUTPUT_TYPE[options.outputType]];
   span.enter('loading_model', 5, 15, 5000);
   const engines = deps.engines();
   const outDir = join(workDir, 'out');
@@ -72,9 +72,10 @@ async function separateInput(
     estimatedSegments(job.duration_seconds, options),
   );
   const separated = await engines.separate({
+    // The model chosen when the job was created, whatever the registry would pick now.
+    model: options.model,
     inputPath,
     outDir,
-    outputType: options.outputType,
     stems,
     format: denoise ? 'flac' : format,
     quality: options.quality,
@@ -87,7 +88,7 @@ async function separateInput(
   const audioSeconds = job.duration_seconds ?? input.billedSeconds;
   if (audioSeconds > 0 && separationStarted !== undefined) {
     deps.metrics.separationRealTimeFactor.observe(
-      { tier: options.quality, model: separationModelFor(options.outputType).name },
+      { tier: options.quality, model: options.model },
       (performance.now() - separationStarted) / 1000 / audioSeconds,
     );
   }
@@ -147,14 +148,16 @@ type SeparationJob = TypedJobOf<SeparationKind>;
 
 /**
  * Segments a separation will run, for the progress before the first one reports (the tier's plan
- * over the job's duration in the serving model's segments; each shifted pass has its own; flipped
+ * over the job's duration in the job's model's segments; each shifted pass has its own; flipped
  * passes run within a segment).
  */
 function estimatedSegments(
   durationSeconds: number | null,
-  { outputType, quality }: Pick<SeparationJob['options'], 'outputType' | 'quality'>,
+  { model: name, quality }: Pick<SeparationJob['options'], 'model' | 'quality'>,
 ): number {
-  const model = separationModelFor(outputType);
+  const model = getModelSpec(name);
+  // A model no longer described (an entry removed since the job was stored): its run fails alone.
+  if (!model) return 1;
   const frames = Math.max(1, Math.round((durationSeconds ?? 60) * model.sampleRate));
   return planSegments(frames, {
     ...QUALITY_SETTINGS[quality],

@@ -14,6 +14,7 @@ import { checkMinimumDuration, fetchMetadataOrReject, type MediaSite } from './m
 import { insertHeldJob } from './insert-held-job.ts';
 import type { JobInputOf, JobOptionsOf } from '../payloads.ts';
 import { trackFields, videoFields } from '../present/present-media-job.ts';
+import { chooseSeparationModel } from '../choose-model.ts';
 
 /** Contract, "Limits": the hold when a track's duration cannot be read up front (4 minutes). */
 export const UNKNOWN_TRACK_HOLD_CREDITS = 240;
@@ -65,7 +66,12 @@ export async function createVideoJob(
     channelName: info.channel ?? info.uploader ?? '',
     via,
   };
-  const options = { outputType, quality: body.quality, outputFormat: body.outputFormat };
+  const options = {
+    outputType,
+    quality: body.quality,
+    outputFormat: body.outputFormat,
+    model: chooseSeparationModel(outputType).name,
+  };
   return insertMediaJob(deps, accountId, body, idempotent, {
     kind: 'video',
     input,
@@ -113,7 +119,7 @@ export async function createTrackJob(
   return insertMediaJob(deps, accountId, body, idempotent, {
     kind: 'track',
     input,
-    options: { ...TRACK_OPTIONS },
+    options: { ...TRACK_OPTIONS, model: chooseSeparationModel(TRACK_OPTIONS.outputType).name },
     durationSeconds: known,
     credits,
     hold: credits ?? UNKNOWN_TRACK_HOLD_CREDITS,

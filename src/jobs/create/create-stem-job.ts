@@ -6,7 +6,8 @@ import type { CreateJobRequest } from '../../contract/jobs.ts';
 import { checkLimits, inputFromUpload, inputFromUrl } from './acquire-input.ts';
 import { insertHeldJob } from './insert-held-job.ts';
 import { estimateSeconds } from '../estimate.ts';
-import { denoiseModel, isShipped, separationModelFor } from '../../models/registry.ts';
+import { denoiseModel, isShipped } from '../../models/registry.ts';
+import { chooseSeparationModel } from '../choose-model.ts';
 import { STEMS_BY_OUTPUT_TYPE } from '../../domain/job-state.ts';
 import { requireModel } from './require-model.ts';
 import { holdForUnmeasured } from './unmeasured-hold.ts';
@@ -25,8 +26,9 @@ export async function createStemJob(
   if (!body.uploadKey && !body.sourceUrl)
     throw new ApiError('MISSING_INPUT', 'Send exactly one of uploadKey or sourceUrl; neither was given.');
   if (body.uploadKey && body.sourceUrl) throw new ApiError('CONFLICTING_INPUT');
-  // The registry says which model serves the output type, at which tiers, and whether it ships.
-  const model = separationModelFor(body.outputType);
+  // The model is chosen here, once, and stored with the job; its entry says at which tiers it is
+  // offered and whether it ships.
+  const model = chooseSeparationModel(body.outputType);
   const tiers = model.serves?.tiers ?? [];
   if (!tiers.includes(body.quality)) {
     throw new ApiError(
@@ -55,6 +57,7 @@ export async function createStemJob(
     quality: body.quality,
     outputFormat: body.outputFormat,
     denoiseVocals: body.denoiseVocals,
+    model: model.name,
   };
   const estimatedSeconds = await estimateSeconds(
     deps.db,
