@@ -14,7 +14,7 @@ import { checkMinimumDuration, fetchMetadataOrReject, type MediaSite } from './m
 import { insertHeldJob } from './insert-held-job.ts';
 import type { JobInputOf, JobOptionsOf } from '../payloads.ts';
 import { trackFields, videoFields } from '../present/present-media-job.ts';
-import { chooseSeparationModel } from '../choose-model.ts';
+import { chooseSeparationModel } from './choose-model.ts';
 
 /** Contract, "Limits": the hold when a track's duration cannot be read up front (4 minutes). */
 export const UNKNOWN_TRACK_HOLD_CREDITS = 240;

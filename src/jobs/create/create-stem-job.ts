@@ -7,7 +7,7 @@ import { checkLimits, inputFromUpload, inputFromUrl } from './acquire-input.ts';
 import { insertHeldJob } from './insert-held-job.ts';
 import { estimateSeconds } from '../estimate.ts';
 import { denoiseModel, isShipped } from '../../models/registry.ts';
-import { chooseSeparationModel } from '../choose-model.ts';
+import { chooseSeparationModel } from './choose-model.ts';
 import { STEMS_BY_OUTPUT_TYPE } from '../../domain/job-state.ts';
 import { requireModel } from './require-model.ts';
 import { holdForUnmeasured } from './unmeasured-hold.ts';

@@ -1,5 +1,5 @@
-import type { OutputTypeValue } from '../domain/vocabulary.ts';
-import { type ModelSpec, separationModelFor } from '../models/registry.ts';
+import type { OutputTypeValue } from '../../domain/vocabulary.ts';
+import { type ModelSpec, separationModelFor } from '../../models/registry.ts';
 
 /**
  * The model a new separation job runs: decided here, once, when the job is created, and stored
