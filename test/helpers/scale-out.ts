@@ -22,6 +22,8 @@ export interface ScaleOut {
   apiData: string;
   /** The fleet's PostgreSQL database, for a test that reads what was stored. */
   databaseUrl: string;
+  /** The worker's settings, data folder aside: for a test that starts another worker. */
+  workerEnv: Record<string, string>;
   /** The admin's API key, printed by the API's first start. */
   key(): string | null;
   close(): Promise<void>;
@@ -94,6 +96,7 @@ export async function startScaleOut(
       s3,
       apiData,
       databaseUrl: url.toString(),
+      workerEnv: { ...common, ...workerEnv, STEMFORGE_MODELS_DIR: sharedPath('models') },
       key: () => printedApiKey(api.out()),
       close,
     };
