@@ -59,7 +59,9 @@ export class BullQueue implements JobQueue {
     this.prefix = options.prefix ?? 'stemforge';
     this.timeoutMs = options.timeoutMs ?? 5_000;
     this.report = swallowedErrorLog(options.log ?? pino({ level: 'silent' }), 'bullmq-queue');
-    const onUnavailable = options.onUnavailable ?? (() => {});
+    // Without a dependency monitor (a queue on its own), connection failures are logged here.
+    const onUnavailable =
+      options.onUnavailable ?? ((err: unknown) => this.report(err, 'Redis connection error (the queue reconnects)'));
     this.unavailable = unavailableOr('redis', redisFailure, onUnavailable);
     this.producer = new Redis(redisUrl, {
       maxRetriesPerRequest: 1,
