@@ -2,7 +2,7 @@
 // Type-only imports count (tsPreCompilationDeps): a type pulled from an upper layer ties the layers
 // as surely as a value does.
 const INFRA =
-  '^src/(store|storage|queue|ratelimit|audio|dsp|onnx|net|separation|denoise|analysis|sources|offload|engines|models|metrics)/';
+  '^src/(store|storage|queue|ratelimit|audio|dsp|onnx|net|separation|denoise|analysis|sources|offload|engines|models|metrics|dependencies)/';
 const SERVICES = '^src/(jobs|uploads|webhooks|accounts)/';
 const CALLERS = '^src/(worker|http|dashboard|routing)/';
 const COMPOSITION = '^src/(app|cli)/|^src/(runtime|bootstrap|startup-sweep)[.]ts$';

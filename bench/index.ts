@@ -36,6 +36,7 @@ const benches: [file: string, what: string][] = [
   ],
   ['bench/startup.ts', 'start-up time and memory of the API process: tsx loader vs Node type transform'],
   ['bench/metrics-scrape.ts', 'cost of a /metrics scrape over a busy jobs table, SQLite vs PostgreSQL'],
+  ['bench/redis-outage.ts', 'what a Redis outage adds to each API request (the rate-limit hit), before vs now'],
 ];
 console.log('Stemforge benchmarks (run with: node bin/run-ts.mjs <file>)\n');
 for (const [file, what] of benches) console.log(`  ${file.padEnd(28)} ${what}`);

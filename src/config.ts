@@ -92,6 +92,10 @@ const envSchema = z.object({
   TRUST_PROXY: z.string().trim().default('false').transform(parseTrustProxy),
   METRICS_TOKEN: optionalString.pipe(z.string().min(16, 'at least 16 characters').optional()),
   METRICS_PORT: int(1, 65535).optional(),
+  /** How long a request waits on PostgreSQL, Redis or S3 before answering 503 (docs/operations.md). */
+  DEPENDENCY_TIMEOUT_SECONDS: int(1, 120).default(5),
+  /** How long SIGTERM waits for running work to be handed back before the process exits anyway. */
+  SHUTDOWN_GRACE_SECONDS: int(1, 3_600).default(30),
 });
 
 /** Every environment variable the configuration reads (the README's table documents each). */
@@ -217,6 +221,13 @@ export interface Config {
    * no metrics (404). `port`: where `stemforge worker` serves its own `/metrics` and `/healthz`.
    */
   metrics: { token: string | undefined; port: number | undefined };
+  /**
+   * DEPENDENCY_TIMEOUT_SECONDS: the longest a connect, query, command or S3 call may take before
+   * it counts as the dependency being away (a 503 with Retry-After; a failed start).
+   */
+  dependencyTimeoutMs: number;
+  /** SHUTDOWN_GRACE_SECONDS: SIGTERM's time to hand work back before the forced exit. */
+  shutdownGraceMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -249,6 +260,12 @@ export function loadConfig(env: Env = process.env): Config {
   const databaseUrl = e.DATABASE_URL ?? `sqlite:${join(dataDir, 'stemforge.db')}`;
   if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
     throw new ConfigError('invalid configuration: DATABASE_URL: expected sqlite:<path> or postgres://...');
+  }
+  if (databaseUrl.startsWith('postgres') && !isParsablePostgresUrl(databaseUrl)) {
+    throw new ConfigError(
+      'invalid configuration: DATABASE_URL is not a valid PostgreSQL URL (expected postgres://user:password@host:5432/database, ' +
+        'with special characters in the password percent-encoded)',
+    );
   }
   if (e.STORAGE === 's3' && !e.S3_BUCKET) {
     throw new ConfigError('invalid configuration: S3_BUCKET: required when STORAGE=s3');
@@ -311,7 +328,19 @@ export function loadConfig(env: Env = process.env): Config {
       secureCookies: (e.PUBLIC_URL ?? '').startsWith('https:'),
     },
     metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT },
+    dependencyTimeoutMs: e.DEPENDENCY_TIMEOUT_SECONDS * 1000,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
   };
+}
+
+/**
+ * Whether node-postgres can read `url` (it parses with WHATWG URL, also trying an empty host, and
+ * would otherwise fail at the first connect with a bare "Invalid URL"). The URL is never echoed: it
+ * may hold a password.
+ */
+function isParsablePostgresUrl(url: string): boolean {
+  const encoded = /\s|%[^a-f0-9]|%[a-f0-9][^a-f0-9]/i.test(url) ? encodeURI(url).replace(/%25(\d\d)/g, '%$1') : url;
+  return [encoded, encoded.replace('@/', '@localhost/')].some((u) => URL.canParse(u));
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Config } from './config.ts';
-import { connectDatabase, type DatabaseHandle, type DialectName } from './store/db.ts';
+import { connectDatabase, pingDatabase, type DatabaseHandle, type DialectName } from './store/db.ts';
 import type { Db } from './store/schema.ts';
 import { resolveSigningSecret } from './secrets.ts';
 import { UrlSigner } from './storage/url-signer.ts';
@@ -16,6 +16,7 @@ import { createEngines } from './engines/create-engines.ts';
 import { localModels, workerModels, type ModelAvailability } from './models/availability.ts';
 import { createMetrics, type Metrics } from './metrics/metrics.ts';
 import { registerFleetGauges, registerQueueGauges } from './metrics/queue-gauges.ts';
+import { DependencyMonitor } from './dependencies/monitor.ts';
 
 /**
  * The composition root: the adapters chosen by config for each port. Built once per process and
@@ -34,6 +35,8 @@ export interface Runtime {
   log: Logger;
   /** This process's Prometheus metrics (served only when METRICS_TOKEN is set). */
   metrics: Metrics;
+  /** What this process knows of PostgreSQL, Redis and S3: `/readyz`, and one log line per outage. */
+  dependencies: DependencyMonitor;
   /** The audio engines, created on first use (API-only processes never load a model). */
   engines(): Engines;
   close(): Promise<void>;
@@ -47,17 +50,41 @@ export interface RuntimeOptions {
 }
 
 export async function createRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
-  const handle: DatabaseHandle = await connectDatabase(config.databaseUrl, { schema: opts.dbSchema });
-  const secret = await resolveSigningSecret(config.signingSecret, config.dataDir);
-  const signer = new UrlSigner(secret);
-  const store = createBlobStore(config.storage, { publicUrl: config.publicUrl, signer });
-  const rateLimiter = createRateLimiter(config);
+  let dependencies: DependencyMonitor | undefined;
   const log = pino({
     level: config.logLevel,
     redact: { paths: REDACT_PATHS, censor: REDACTED },
     serializers: LOG_SERIALIZERS,
+    // A warning about a dependency being away counts toward its one warning a minute (monitor.ts).
+    hooks: {
+      logMethod(args, method, level) {
+        if (level >= 40 && dependencies?.absorbs(args[0])) return;
+        method.apply(this, args);
+      },
+    },
   });
-  const queue = createQueue(config, handle.db, log);
+  dependencies = new DependencyMonitor(log, { timeoutMs: config.dependencyTimeoutMs });
+  const timeoutMs = config.dependencyTimeoutMs;
+  const handle: DatabaseHandle = await connectDatabase(config.databaseUrl, {
+    schema: opts.dbSchema,
+    timeoutMs,
+    boundQueries: true,
+    onUnavailable: dependencies.reporter('database'),
+  });
+  dependencies.watch('database', () => pingDatabase(handle.db));
+  const secret = await resolveSigningSecret(config.signingSecret, config.dataDir);
+  const signer = new UrlSigner(secret);
+  const onStorage = dependencies.reporter('storage');
+  const store = createBlobStore(config.storage, {
+    publicUrl: config.publicUrl,
+    signer,
+    timeoutMs,
+    onUnavailable: onStorage,
+  });
+  if (store.probe) dependencies.watch('storage', () => store.probe!());
+  const rateLimiter = createRateLimiter(config, dependencies.reporter('redis'));
+  const queue = createQueue(config, handle.db, log, dependencies.reporter('redis'));
+  if (queue.probe) dependencies.watch('redis', () => queue.probe!());
   const metrics = createMetrics({ processMetrics: config.metrics.token !== undefined });
   registerQueueGauges(metrics, handle.db);
   if (config.deployment.mode === 'scale-out') registerFleetGauges(metrics, handle.db);
@@ -77,9 +104,11 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     queue,
     log,
     metrics,
+    dependencies,
     models,
     engines: getEngines,
     async close() {
+      dependencies.close();
       await queue.close();
       await engines?.close();
       await rateLimiter.close();

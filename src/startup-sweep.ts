@@ -5,8 +5,10 @@ import type { Config } from './config.ts';
 import type { Db } from './store/schema.ts';
 import type { BlobStore, UnfinishedWrite } from './storage/blob-store.ts';
 import { isPathHeld } from './storage/held-paths.ts';
+import { UnsupportedStoreCallError } from './storage/errors.ts';
 import { findJob, type JobRow } from './store/jobs.ts';
 import { parseWorkDirName } from './worker/work-dir.ts';
+import { safeError } from './queue/log-swallowed.ts';
 
 /** What the sweep reads: the data folder, the mode, the job leases, the blob store; it logs what it removed. */
 interface SweepDeps {
@@ -93,7 +95,7 @@ export async function sweepStartupLeftovers(deps: SweepDeps, opts: SweepOptions 
   }
 
   const unfinishedWrites: UnfinishedWrite[] = [];
-  for (const write of await deps.store.listUnfinishedWrites()) {
+  for (const write of await listUnfinishedWrites(deps)) {
     if (shared && (await ownedElsewhere(leases, write, now))) continue;
     await deps.store.abortUnfinishedWrite(write);
     unfinishedWrites.push(write);
@@ -116,7 +118,7 @@ export function startOrphanSweeper(deps: SweepDeps): { stop(): Promise<void> } {
   let running: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
     running = sweepStartupLeftovers(deps).catch((err: Error) =>
-      deps.log.warn({ err: err.message }, 'orphan sweep failed (the next one retries)'),
+      deps.log.warn({ error: safeError(err) }, 'orphan sweep failed (the next one retries)'),
     );
   }, deps.config.orphanSweepSeconds * 1000);
   timer.unref();
@@ -126,6 +128,23 @@ export function startOrphanSweeper(deps: SweepDeps): { stop(): Promise<void> } {
       await running;
     },
   };
+}
+
+/**
+ * The store's unfinished writes; none, with one warning, from a store that cannot list them (an
+ * S3-compatible store without ListMultipartUploads says so once, then the adapter stops asking).
+ */
+async function listUnfinishedWrites(deps: SweepDeps): Promise<UnfinishedWrite[]> {
+  try {
+    return await deps.store.listUnfinishedWrites();
+  } catch (err) {
+    if (!(err instanceof UnsupportedStoreCallError)) throw err;
+    deps.log.warn(
+      { store: err.store, call: err.call },
+      `${err.message}. Uploads left open by killed processes are not aborted here: give the bucket a lifecycle rule that aborts incomplete multipart uploads`,
+    );
+    return [];
+  }
 }
 
 /**

@@ -53,11 +53,12 @@ const SECRET_KEY = 'S3RVER';
 
 /**
  * `corsOrigin`: a bucket CORS rule allowing PUT and GET (with `Content-Type`) from that origin, as
- * docs/deploy.md asks of a bucket that browsers upload to.
+ * docs/deploy.md asks of a bucket that browsers upload to. `withoutMultipartListing`: answers
+ * ListMultipartUploads 501 NotImplemented, as some S3-compatible stores do.
  */
 export async function startS3Server(
   bucket = 'stemforge-test',
-  opts: { corsOrigin?: string } = {},
+  opts: { corsOrigin?: string; withoutMultipartListing?: boolean } = {},
 ): Promise<TestS3Server> {
   const directory = await mkdtemp(join(tmpdir(), 'stemforge-s3-'));
   const cors = opts.corsOrigin
@@ -76,7 +77,7 @@ export async function startS3Server(
   // Koa composes its middleware when the server starts, so these run before s3rver's own.
   (s3.middleware as unknown[]).unshift(
     abortMultipartMiddleware(uploadsDir),
-    listMultipartMiddleware(bucket, uploadsDir),
+    listMultipartMiddleware(bucket, uploadsDir, !opts.withoutMultipartListing),
     presignedSignatureMiddleware(SECRET_KEY),
   );
   const address = (await s3.run()) as { port: number };
@@ -159,11 +160,20 @@ function abortMultipartMiddleware(uploadsDir: string) {
 }
 
 /** ListMultipartUploads (`GET /<bucket>?uploads`, S3 API reference), one page, with `prefix`. */
-function listMultipartMiddleware(bucket: string, uploadsDir: string) {
+function listMultipartMiddleware(bucket: string, uploadsDir: string, supported: boolean) {
   const xml = (v: string) => v.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   return async (ctx: KoaContext, next: Next) => {
     if (ctx.method !== 'GET' || !('uploads' in ctx.query) || ctx.path.replace(/\/$/, '') !== `/${bucket}`) {
       return next();
+    }
+    if (!supported) {
+      // S3's own answer to a call a store does not implement (its error-code list, `NotImplemented`).
+      ctx.status = 501;
+      ctx.type = 'application/xml';
+      ctx.body =
+        '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>NotImplemented</Code>' +
+        '<Message>A parameter you provided implies functionality that is not implemented</Message></Error>';
+      return;
     }
     const prefix = typeof ctx.query.prefix === 'string' ? ctx.query.prefix : '';
     const uploads: string[] = [];

@@ -59,6 +59,8 @@ try {
   } else {
     const e = err as Error & { exitCode?: number };
     process.stderr.write(`stemforge ${name}: ${e.message}\n`);
-    process.exitCode = e.exitCode ?? 1;
+    // Exit now: a connection still retrying (Redis, a database pool) must not keep a failed start
+    // alive under a supervisor that waits for it to exit.
+    process.exit(e.exitCode ?? 1);
   }
 }

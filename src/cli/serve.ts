@@ -1,52 +1,68 @@
-import { loadConfig } from '../config.ts';
-import { createRuntime } from '../runtime.ts';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig, type Config } from '../config.ts';
+import type { Runtime } from '../runtime.ts';
 import { buildApp } from '../app/build-app.ts';
 import { bootstrapLocalAccount } from '../bootstrap.ts';
 import { parseCommandArgs } from './args.ts';
-import { startOrphanSweeper, sweepStartupLeftovers } from '../startup-sweep.ts';
+import { startRuntime } from './start-runtime.ts';
+import { exitOnStopSignals } from './shutdown.ts';
 
 const USAGE = 'stemforge serve [--no-workers]';
 
-/** `stemforge serve`: the API, and in the embedded default also the workers, in one process. */
+/**
+ * `stemforge serve`: the API, and in the embedded default also the workers, in one process. A start
+ * either comes up or stops within seconds with a line naming the setting at fault: the data folder
+ * held by another embedded server, a dependency that does not answer, a port in use. Nothing is
+ * created (the first start's account) and no job runs until the port is bound.
+ */
 export async function run(args: string[]): Promise<void> {
   const { values } = parseCommandArgs(args, { 'no-workers': { type: 'boolean' } }, USAGE);
   const config = loadConfig();
-  const rt = await createRuntime(config);
-  // Before any request or job: what an earlier process killed mid-work left in the data folder.
-  await sweepStartupLeftovers(rt);
-  // And every few minutes: what a dead worker of another process left, once its lease has run out.
-  const sweeper = startOrphanSweeper(rt);
+  const { rt, lock, sweeper, abandon } = await startRuntime(config);
+  const app = buildApp(rt);
+  try {
+    await listen(app, config);
+  } catch (err) {
+    await sweeper.stop();
+    await app.close().catch(() => undefined);
+    await abandon();
+    throw err;
+  }
+  // Only now that this process owns the port: an EADDRINUSE start creates no account, prints no key.
   if (config.bootstrapAccount) {
     const banner = await bootstrapLocalAccount(rt);
     if (banner) process.stdout.write(`${banner}\n`);
   }
-  const app = buildApp(rt);
   const workers = values['no-workers'] ? null : await startWorkersIfAvailable(rt);
-  await app.listen({ port: config.port, host: config.host });
   process.stdout.write(
     `Stemforge listening on ${config.publicUrl} (dashboard ${config.publicUrl}/, API ${config.publicUrl}/v1, docs ${config.publicUrl}/docs)\n`,
   );
-
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    app.log.info({ signal }, 'shutting down');
-    // Stop taking requests, let in-flight ones finish, then stop workers (jobs in progress are
-    // picked up again on the next start), then close the database.
-    const force = setTimeout(() => process.exit(1), 30_000);
-    force.unref();
+  // Stop taking requests, let in-flight ones finish, hand running jobs back (they are taken again at
+  // once by another worker, or on the next start), then close the connections.
+  exitOnStopSignals(rt.log, config.shutdownGraceMs, async () => {
     await app.close();
     await sweeper.stop();
     await workers?.stop();
     await rt.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+    lock?.release();
+  });
 }
 
-async function startWorkersIfAvailable(rt: Awaited<ReturnType<typeof createRuntime>>) {
+/** Binds the port, or stops the start with the setting to change. */
+async function listen(app: FastifyInstance, config: Config): Promise<void> {
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+      const why = code === 'EADDRINUSE' ? 'is in use' : code === 'EACCES' ? 'needs privileges' : 'is not on this host';
+      throw new Error(`PORT/HOST: ${config.host}:${config.port} ${why} (${code})`, { cause: err });
+    }
+    throw err;
+  }
+}
+
+async function startWorkersIfAvailable(rt: Runtime) {
   const { startWorkers } = await import('../worker/start.ts');
   return startWorkers(rt);
 }

@@ -1,17 +1,15 @@
 import { loadConfig } from '../config.ts';
-import { createRuntime } from '../runtime.ts';
 import { startWorkers } from '../worker/start.ts';
-import { startOrphanSweeper, sweepStartupLeftovers } from '../startup-sweep.ts';
 import { buildMetricsServer } from '../app/metrics-server.ts';
 import { expectNoArgs } from './args.ts';
+import { startRuntime } from './start-runtime.ts';
+import { exitOnStopSignals } from './shutdown.ts';
 
 /** `stemforge worker`: workers only, for the scale-out deployment (API processes run `serve --no-workers`). */
 export async function run(args: string[]): Promise<void> {
   expectNoArgs(args, 'stemforge worker');
   const config = loadConfig();
-  const rt = await createRuntime(config);
-  await sweepStartupLeftovers(rt);
-  const sweeper = startOrphanSweeper(rt);
+  const { rt, lock, sweeper } = await startRuntime(config);
   const workers = await startWorkers(rt);
   // Its own metrics and probes, when the operator gives it a port (docs/deploy.md, "Metrics").
   const server = config.metrics.port === undefined ? null : buildMetricsServer(rt);
@@ -20,13 +18,13 @@ export async function run(args: string[]): Promise<void> {
     process.stdout.write(`Stemforge worker metrics on http://${config.host}:${config.metrics.port}/metrics\n`);
   }
   process.stdout.write('Stemforge worker started\n');
-  const shutdown = async () => {
+  // Running jobs are handed back (another worker takes them at once); a Redis that is away makes
+  // the queue's goodbyes time out, and the grace period bounds the whole stop.
+  exitOnStopSignals(rt.log, config.shutdownGraceMs, async () => {
     await sweeper.stop();
     await server?.close();
     await workers.stop();
     await rt.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void shutdown());
-  process.on('SIGTERM', () => void shutdown());
+    lock?.release();
+  });
 }

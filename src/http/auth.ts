@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../domain/errors.ts';
+import { isDependencyUnavailable } from '../domain/dependency-error.ts';
 import { isWellFormedApiKey } from '../domain/api-key.ts';
 import { findApiKey, touchApiKey } from '../store/api-keys.ts';
 import type { Db } from '../store/schema.ts';
@@ -37,13 +38,15 @@ export function apiKeyHook(deps: AuthDeps) {
     if (key.revoked) throw new ApiError('API_KEY_REVOKED');
     if (key.accountDisabled) throw new ApiError('ACCOUNT_DISABLED');
 
-    // If the counters are unreachable (Redis down), fail open: an outage of the limiter must not
-    // take the whole API down with it. The failure is logged.
+    // If the counters are unreachable (Redis down), fail open, at once: an outage of the limiter
+    // must not take the whole API down with it, nor slow it. Redis being away is logged by the
+    // dependency monitor (once a minute), anything else here.
     const poll = request.routeOptions.config?.rateBucket === 'poll';
     const bucket = poll ? `${key.id}:poll` : key.id;
     const perMinute = poll ? deps.requestsPerMinute * POLL_BUDGET_FACTOR : deps.requestsPerMinute;
     const limit = await deps.rateLimiter.hit(bucket, perMinute, 60_000).catch((err: Error) => {
-      request.log.error({ err: err.message }, 'rate limiter unavailable; request allowed');
+      if (!isDependencyUnavailable(err))
+        request.log.error({ err: err.message }, 'rate limiter failed; request allowed');
       return null;
     });
     const auth = { accountId: key.accountId, keyId: key.id, isAdmin: key.accountIsAdmin };

@@ -1,5 +1,6 @@
 import { ZodError } from 'zod';
 import { ApiError } from '../domain/errors.ts';
+import { DEPENDENCY_LABELS, DependencyUnavailableError } from '../domain/dependency-error.ts';
 import { BlobNotFoundError } from '../storage/errors.ts';
 import { KeyLimitError, MAX_ACTIVE_KEYS } from '../store/api-keys.ts';
 import { EmailTakenError } from '../store/accounts.ts';
@@ -16,6 +17,9 @@ interface Entry<E extends Error> {
 }
 
 const entry = <E extends Error>(e: Entry<E>): Entry<Error> => e as unknown as Entry<Error>;
+
+/** Retry-After of a 503 for a dependency away: about the time a driver takes to reconnect. */
+export const DEPENDENCY_RETRY_AFTER_SECONDS = 5;
 
 /**
  * The one table from the errors routes and services throw to the API's answers (codes and statuses
@@ -47,6 +51,18 @@ const DOMAIN_ERRORS: readonly Entry<Error>[] = [
   entry({ error: EmailTakenError, answer: () => new ApiError('EMAIL_TAKEN') }),
   // A blob read that finds nothing: deleted since it was listed, or never there.
   entry({ error: BlobNotFoundError, answer: () => new ApiError('FILE_NOT_FOUND') }),
+  // PostgreSQL, Redis or S3 away or silent past DEPENDENCY_TIMEOUT_SECONDS: nothing was done, try
+  // again shortly. Not logged per request: the dependency monitor logs the outage once a minute.
+  entry({
+    error: DependencyUnavailableError,
+    answer: (e) =>
+      new ApiError(
+        'SERVICE_UNAVAILABLE',
+        `The service cannot reach ${DEPENDENCY_LABELS[e.dependency]} right now; retry after the seconds in Retry-After.`,
+        {},
+        { 'Retry-After': String(DEPENDENCY_RETRY_AFTER_SECONDS) },
+      ),
+  }),
   // A response that does not match its schema is our bug, not the client's.
   entry({ error: ZodError, answer: () => new ApiError('INTERNAL_ERROR'), log: () => 'response failed its schema' }),
 ];

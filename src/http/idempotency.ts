@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDependencyUnavailable } from '../domain/dependency-error.ts';
 import { ApiError, type ErrorCode } from '../domain/errors.ts';
 import {
   claimIdempotencyKey,
@@ -128,8 +129,10 @@ export function installIdempotency(app: FastifyInstance, deps: IdempotencyDeps):
         await releaseIdempotencyKey(deps.db, claim.accountId, claim.key, claim.claimId);
       }
     } catch (err) {
-      // The answer still goes out; the key stays claimed until its lock runs out.
-      request.log.error({ err: (err as Error).message }, 'could not record the idempotency key');
+      // The answer still goes out; the key stays claimed until its lock runs out. The database
+      // being away is the dependency monitor's to log, once a minute, not each request's.
+      if (!isDependencyUnavailable(err))
+        request.log.error({ err: (err as Error).message }, 'could not record the idempotency key');
     }
     return payload;
   });
@@ -144,9 +147,9 @@ export function installIdempotency(app: FastifyInstance, deps: IdempotencyDeps):
 
   let timer: NodeJS.Timeout | undefined;
   const sweep = () =>
-    sweepIdempotencyKeys(deps.db, new Date()).catch((err: Error) =>
-      app.log.error({ err: err.message }, 'idempotency key sweep failed'),
-    );
+    sweepIdempotencyKeys(deps.db, new Date()).catch((err: Error) => {
+      if (!isDependencyUnavailable(err)) app.log.error({ err: err.message }, 'idempotency key sweep failed');
+    });
   app.addHook('onReady', async () => {
     if (deps.soleProcess) {
       await releaseRunningIdempotencyKeys(deps.db).catch((err: Error) =>

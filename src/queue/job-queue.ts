@@ -12,6 +12,12 @@ export interface JobQueue {
   enqueue(job: { id: string; kind: JobKind }, stage: Stage, delayMs?: number): Promise<void>;
   /** Starts workers for a stage; `run` is called with each job id to process. */
   consume(stage: Stage, concurrency: number, run: (jobId: string) => Promise<void>): void;
+  /**
+   * Resolves when an enqueue can be made now, else rejects within DEPENDENCY_TIMEOUT_SECONDS with
+   * DependencyUnavailableError. Only adapters on another service have it (BullMQ: a Redis PING);
+   * the database queue's enqueue is the job's own row.
+   */
+  probe?(): Promise<void>;
   /** Stops taking work and waits for running handlers. */
   close(): Promise<void>;
 }

@@ -1,13 +1,20 @@
 import type { Logger } from 'pino';
+import { isDependencyUnavailable, type Dependency } from '../domain/dependency-error.ts';
 
 /** Connection strings with a password (`scheme://user:secret@host`) as they may appear in driver messages. */
 const CREDENTIALS = /([a-z][a-z0-9+.-]*:\/\/)[^/\s@]*@/gi;
 
-/** An error reduced to what is safe to log: its message with any credentials in a URL removed, and its code. */
-export function safeError(err: unknown): { message: string; code?: string } {
+/**
+ * An error reduced to what is safe to log: its message with any credentials in a URL removed, and
+ * its code; a dependency being away also names it (`dependency`, `reason`), which lets the runtime's
+ * logger count the line as that outage's (`src/dependencies/monitor.ts`) instead of printing it.
+ */
+export function safeError(err: unknown): { message: string; code?: string; dependency?: Dependency; reason?: string } {
   const e = err as { message?: unknown; code?: unknown } | undefined;
   const message = String(e?.message ?? err).replace(CREDENTIALS, '$1***@');
-  return typeof e?.code === 'string' ? { message, code: e.code } : { message };
+  const code = typeof e?.code === 'string' ? { code: e.code } : {};
+  if (isDependencyUnavailable(err)) return { message, ...code, dependency: err.dependency, reason: err.reason };
+  return { message, ...code };
 }
 
 /**

@@ -4,8 +4,15 @@ import type { RateLimiter } from './rate-limiter.ts';
 import { RedisRateLimiter } from './redis-rate-limiter.ts';
 
 /** Scale-out: Redis counters shared by every API process. Embedded: counters in memory. */
-export function createRateLimiter(config: Pick<Config, 'deployment'> & { redisPrefix?: string }): RateLimiter {
+export function createRateLimiter(
+  config: Pick<Config, 'deployment'> & Partial<Pick<Config, 'redisPrefix' | 'dependencyTimeoutMs'>>,
+  onUnavailable?: (err: unknown) => void,
+): RateLimiter {
   return config.deployment.mode === 'scale-out'
-    ? RedisRateLimiter.fromUrl(config.deployment.redisUrl, { prefix: `${config.redisPrefix ?? 'stemforge'}:rl:` })
+    ? RedisRateLimiter.fromUrl(config.deployment.redisUrl, {
+        prefix: `${config.redisPrefix ?? 'stemforge'}:rl:`,
+        timeoutMs: config.dependencyTimeoutMs,
+        onUnavailable,
+      })
     : new MemoryRateLimiter();
 }

@@ -10,6 +10,8 @@
 export interface RateLimiter {
   /** Counts one request for `key` and says whether it is within `limit` per `windowMs`. */
   hit(key: string, limit: number, windowMs?: number): Promise<RateLimitResult>;
+  /** Adapters on another service: resolves once it answers, else DependencyUnavailableError. */
+  probe?(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -1,4 +1,6 @@
 import { Redis } from 'ioredis';
+import { redisFailure, unavailableOr, withDeadline } from '../dependencies/unavailable.ts';
+import { pingRedis } from '../dependencies/redis-probe.ts';
 import { assertHitArgs, DEFAULT_WINDOW_MS, resultFor, type RateLimiter, type RateLimitResult } from './rate-limiter.ts';
 
 /**
@@ -24,6 +26,10 @@ export interface RedisRateLimiterOptions {
   prefix?: string;
   /** Whether `close()` should also close the connection (true when this limiter created it). */
   ownsConnection?: boolean;
+  /** The longest a hit waits on Redis (DEPENDENCY_TIMEOUT_SECONDS). */
+  timeoutMs?: number;
+  /** Told of each Redis connection failure (`src/dependencies/monitor.ts`). */
+  onUnavailable?: (err: unknown) => void;
 }
 
 type WithHit = Redis & { stemforgeRateLimitHit(key: string, windowMs: number): Promise<[number, number]> };
@@ -31,28 +37,48 @@ type WithHit = Redis & { stemforgeRateLimitHit(key: string, windowMs: number): P
 /**
  * Fixed-window counters in Redis, shared by every API process. Redis's own clock drives expiry;
  * the reset time is computed from the remaining TTL, so API hosts' clock skew does not matter.
- * When Redis is unreachable `hit` rejects; the caller decides whether to fail open or closed.
+ * When Redis is unreachable `hit` rejects with DependencyUnavailableError; the caller decides whether
+ * to fail open (the API's per-key budget) or closed (sign-in attempts: 503).
  */
 export class RedisRateLimiter implements RateLimiter {
   readonly #redis: WithHit;
   readonly #prefix: string;
   readonly #owns: boolean;
+  readonly #timeoutMs: number;
+  readonly #unavailable: (err: unknown) => unknown;
 
   constructor(redis: Redis, options: RedisRateLimiterOptions = {}) {
     this.#prefix = options.prefix ?? 'stemforge:rl:';
     this.#owns = options.ownsConnection ?? false;
+    this.#timeoutMs = options.timeoutMs ?? 5_000;
+    this.#unavailable = unavailableOr('redis', redisFailure, options.onUnavailable ?? (() => {}));
     // defineCommand sends EVALSHA and falls back to EVAL once after a script-cache flush.
     if (!('stemforgeRateLimitHit' in redis))
       redis.defineCommand('stemforgeRateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
     this.#redis = redis as WithHit;
   }
 
-  /** Connects to `url` with settings suited to a request path: fail fast instead of queueing. */
+  /**
+   * Connects to `url` with settings suited to a request path: while Redis is away a hit fails at
+   * once (no offline queue, no retry), so a request that fails open is not slowed by the outage.
+   */
   static fromUrl(url: string, options: Omit<RedisRateLimiterOptions, 'ownsConnection'> = {}): RedisRateLimiter {
-    const redis = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 5_000, lazyConnect: false });
+    const redis = new Redis(url, {
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: false,
+      connectTimeout: options.timeoutMs ?? 5_000,
+      lazyConnect: false,
+    });
     // ioredis reconnects by itself; without a listener an unreachable server would crash the process.
-    redis.on('error', () => {});
+    redis.on('error', options.onUnavailable ?? (() => {}));
     return new RedisRateLimiter(redis, { ...options, ownsConnection: true });
+  }
+
+  /** Redis answers a PING within the timeout (the start-up check: the first requests find it connected). */
+  async probe(): Promise<void> {
+    await withDeadline(pingRedis(this.#redis), this.#timeoutMs, 'redis').catch((err: unknown) => {
+      throw this.#unavailable(err);
+    });
   }
 
   get prefix(): string {
@@ -61,7 +87,10 @@ export class RedisRateLimiter implements RateLimiter {
 
   async hit(key: string, limit: number, windowMs = DEFAULT_WINDOW_MS): Promise<RateLimitResult> {
     assertHitArgs(key, limit, windowMs);
-    const [count, ttl] = await this.#redis.stemforgeRateLimitHit(this.#prefix + key, windowMs);
+    const hit = withDeadline(this.#redis.stemforgeRateLimitHit(this.#prefix + key, windowMs), this.#timeoutMs, 'redis');
+    const [count, ttl] = await hit.catch((err: unknown) => {
+      throw this.#unavailable(err);
+    });
     const now = Date.now();
     return resultFor(Number(count), limit, now + Number(ttl), now);
   }

@@ -192,7 +192,8 @@ export class SeparationEngine {
     const child = this.child;
     this.child = undefined;
     this.ready = undefined;
-    if (child && child.exitCode === null && child.signalCode === null) child.kill();
+    // SIGKILL: the process ignores SIGTERM (engine-process.ts), and holds nothing worth a goodbye.
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await this.exited;
   }
 

@@ -62,4 +62,8 @@ export function serveSeparation(load: (init: EngineInit) => ProcessModels): void
   });
   // The parent is gone (exited, killed): nobody is left to receive the results.
   process.on('disconnect', () => process.exit(0));
+  // The parent decides when this process ends: a stop signal sent to the whole process group (Ctrl-C,
+  // systemd's stop) would otherwise fail the running job as an error before the parent hands it back.
+  // The parent kills this process when it closes; if the parent dies, the disconnect above ends it.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => undefined);
 }

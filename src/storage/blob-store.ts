@@ -65,6 +65,13 @@ export interface BlobStore {
    */
   signedUploadUrl?(key: string, options: SignedUploadOptions): Promise<{ url: string; expiresAt: Date }>;
 
+  /**
+   * Present where the store is another service (S3): resolves when its bucket answers, else rejects
+   * within DEPENDENCY_TIMEOUT_SECONDS (DependencyUnavailableError, or BucketUnusableError when the
+   * store answers that the bucket is missing or closed). The start-up check and `/readyz` ask it.
+   */
+  probe?(): Promise<void>;
+
   /** Releases connections or timers held by the adapter. */
   close(): Promise<void>;
 }

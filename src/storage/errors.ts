@@ -30,3 +30,26 @@ export class BlobNotFoundError extends Error {
     super(`no blob at ${JSON.stringify(key)}`);
   }
 }
+
+/** The store answers, but its bucket is missing or closed to these credentials (a start-up check). */
+export class BucketUnusableError extends Error {
+  override readonly name = 'BucketUnusableError';
+  constructor(
+    readonly bucket: string,
+    readonly reason: 'missing' | 'access-denied',
+  ) {
+    super(reason === 'missing' ? `the bucket ${bucket} does not exist` : `access to the bucket ${bucket} is denied`);
+  }
+}
+
+/** The store lacks a call the service uses (some S3-compatible stores implement a subset). */
+export class UnsupportedStoreCallError extends Error {
+  override readonly name = 'UnsupportedStoreCallError';
+  constructor(
+    readonly store: string,
+    readonly call: string,
+    detail: string,
+  ) {
+    super(`${store} does not implement ${call}: ${detail}`);
+  }
+}

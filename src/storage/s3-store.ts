@@ -7,20 +7,17 @@ import {
   DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
+  HeadBucketCommand,
   HeadObjectCommand,
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-  type S3ClientConfig,
+  type S3Client,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { assertBlobKey, assertBlobPrefix } from './blob-key.ts';
 import { STORAGE_BACKENDS, type StorageCapabilities } from './backends.ts';
 import {
   assertPutOptions,
-  assertSignedDownloadOptions,
   checkRange,
   type BlobStat,
   type BlobStore,
@@ -30,55 +27,16 @@ import {
   type SignedUploadOptions,
 } from './blob-store.ts';
 import { holdPath, isPathHeld } from './held-paths.ts';
-import { attachmentDisposition } from './content-disposition.ts';
-import { BlobNotFoundError } from './errors.ts';
+import { BlobNotFoundError, BucketUnusableError, UnsupportedStoreCallError } from './errors.ts';
 import { copyWithLimit } from './limited-copy.ts';
+import { callWithin, httpStatus, isNotFound, isNotImplemented, s3Failure } from './s3-calls.ts';
+import { unavailableOr } from '../dependencies/unavailable.ts';
+import { presignDownload, presignUpload, type Signing } from './s3-presign.ts';
 
-export interface S3Settings {
-  bucket: string;
-  region: string;
-  endpoint: string | undefined;
-  accessKeyId: string | undefined;
-  secretAccessKey: string | undefined;
-  forcePathStyle: boolean;
-}
+import type { S3BlobStoreOptions } from './s3-client.ts';
 
-export interface S3BlobStoreOptions {
-  /** Client for every request. */
-  client: S3Client;
-  bucket: string;
-  /**
-   * The endpoint download URLs are presigned for (S3_PUBLIC_ENDPOINT, else S3_ENDPOINT), whose
-   * origin the dashboard's CSP allows; absent: AWS's own hosts, which depend on bucket and region.
-   */
-  endpoint?: string;
-  /** Client used only to presign download URLs, when clients reach S3 at another address. */
-  presignClient?: S3Client;
-  /** Multipart part size; lib-storage buffers at most queueSize x partSize bytes per upload. */
-  partSize?: number;
-  queueSize?: number;
-  /** Clock for URL signing; tests move it. */
-  now?: () => number;
-}
-
-/** Builds an S3Client from the service's storage settings. */
-export function createS3Client(s: S3Settings, overrides: Partial<S3ClientConfig> = {}): S3Client {
-  return new S3Client({
-    region: s.region,
-    endpoint: s.endpoint,
-    forcePathStyle: s.forcePathStyle,
-    // Without explicit keys the SDK's default chain applies (instance roles, AWS_PROFILE ...).
-    credentials:
-      s.accessKeyId && s.secretAccessKey
-        ? { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey }
-        : undefined,
-    // SDK >= 3.729 adds CRC32 checksums (aws-chunked trailers) to every upload by default; many
-    // S3-compatible servers reject or mishandle them, so with a custom endpoint only send checksums
-    // where an operation requires one.
-    ...(s.endpoint ? { requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' } : {}),
-    ...overrides,
-  });
-}
+// Where the client is built; the tests and the benches build theirs from here.
+export { createS3Client } from './s3-client.ts';
 
 const MiB = 1024 * 1024;
 
@@ -92,6 +50,10 @@ export class S3BlobStore implements BlobStore {
   readonly #presign: S3Client;
   readonly #bucket: string;
   readonly #now: () => number;
+  readonly #timeoutMs: number;
+  readonly #unavailable: (err: unknown) => unknown;
+  /** False once the store answered that it has no ListMultipartUploads. */
+  #listsUploads = true;
   readonly capabilities: StorageCapabilities;
 
   constructor(private readonly options: S3BlobStoreOptions) {
@@ -103,6 +65,28 @@ export class S3BlobStore implements BlobStore {
     this.#presign = options.presignClient ?? options.client;
     this.#bucket = options.bucket;
     this.#now = options.now ?? Date.now;
+    this.#timeoutMs = options.timeoutMs ?? 5_000;
+    this.#unavailable = unavailableOr('storage', s3Failure, options.onUnavailable ?? (() => {}));
+  }
+
+  /** One call within the timeout (`s3-calls.ts`). */
+  #call<T, U = never>(send: (abortSignal: AbortSignal) => Promise<T>, answered?: (err: unknown) => U) {
+    return callWithin(this.#timeoutMs, this.#unavailable, send, answered);
+  }
+
+  /**
+   * The bucket answers (HeadBucket) within the timeout: the start-up check and `/readyz`.
+   * BucketUnusableError when the store answers that it is missing or closed to these credentials.
+   */
+  async probe(): Promise<void> {
+    const send = (abortSignal: AbortSignal) =>
+      this.#client.send(new HeadBucketCommand({ Bucket: this.#bucket }), { abortSignal });
+    await this.#call(send, (err) => {
+      const status = httpStatus(err);
+      if (isNotFound(err)) throw new BucketUnusableError(this.#bucket, 'missing');
+      if (status === 403 || status === 401) throw new BucketUnusableError(this.#bucket, 'access-denied');
+      throw err;
+    });
   }
 
   async put(key: string, body: Readable, options: PutOptions): Promise<{ size: number }> {
@@ -120,7 +104,7 @@ export class S3BlobStore implements BlobStore {
   async #put(key: string, body: Readable, options: PutOptions): Promise<{ size: number }> {
     const pass = new PassThrough({ highWaterMark: MiB });
     const upload = new Upload({
-      client: this.#client,
+      client: this.options.uploadClient ?? this.#client,
       params: { Bucket: this.#bucket, Key: key, Body: pass, ContentType: options.contentType },
       partSize: this.options.partSize ?? 8 * MiB,
       queueSize: this.options.queueSize ?? 2,
@@ -136,9 +120,11 @@ export class S3BlobStore implements BlobStore {
     } catch (err) {
       // copyWithLimit destroyed `pass`, which fails the upload; wait until it has aborted.
       await done.catch(() => {});
-      throw err;
+      throw this.#unavailable(err);
     }
-    await done;
+    await done.catch((err: unknown) => {
+      throw this.#unavailable(err);
+    });
     return { size };
   }
 
@@ -153,13 +139,14 @@ export class S3BlobStore implements BlobStore {
 
   async stat(key: string): Promise<BlobStat | null> {
     assertBlobKey(key);
-    try {
-      const head = await this.#client.send(new HeadObjectCommand({ Bucket: this.#bucket, Key: key }));
-      return { size: head.ContentLength ?? 0, contentType: head.ContentType ?? 'application/octet-stream' };
-    } catch (err) {
-      if (isNotFound(err)) return null;
-      throw err;
-    }
+    const head = await this.#call(
+      (abortSignal) => this.#client.send(new HeadObjectCommand({ Bucket: this.#bucket, Key: key }), { abortSignal }),
+      (err) => {
+        if (isNotFound(err)) return null;
+        throw err;
+      },
+    );
+    return head && { size: head.ContentLength ?? 0, contentType: head.ContentType ?? 'application/octet-stream' };
   }
 
   async createReadStream(key: string, range: { start?: number; end?: number } = {}): Promise<Readable> {
@@ -168,18 +155,19 @@ export class S3BlobStore implements BlobStore {
     checkRange(range, Number.MAX_SAFE_INTEGER);
     const start = range.start ?? 0;
     const header = range.end !== undefined ? `bytes=${start}-${range.end}` : start > 0 ? `bytes=${start}-` : undefined;
-    try {
-      const res = await this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: key, Range: header }));
-      return res.Body as Readable;
-    } catch (err) {
-      if (isNotFound(err)) throw new BlobNotFoundError(key);
-      if (httpStatus(err) === 416) {
-        // S3 answers 416 to any range on an empty object; start 0 of an empty blob is just empty.
-        if (start === 0) return Readable.from([]);
-        throw new RangeError(`start ${start} is beyond the blob`);
-      }
-      throw err;
-    }
+    const get = new GetObjectCommand({ Bucket: this.#bucket, Key: key, Range: header });
+    return this.#call(
+      async (abortSignal) => (await this.#client.send(get, { abortSignal })).Body as Readable,
+      (err) => {
+        if (isNotFound(err)) throw new BlobNotFoundError(key);
+        if (httpStatus(err) === 416) {
+          // S3 answers 416 to any range on an empty object; start 0 of an empty blob is just empty.
+          if (start === 0) return Readable.from([]);
+          throw new RangeError(`start ${start} is beyond the blob`);
+        }
+        throw err;
+      },
+    );
   }
 
   async downloadToFile(key: string, localPath: string): Promise<void> {
@@ -194,21 +182,21 @@ export class S3BlobStore implements BlobStore {
 
   async delete(key: string): Promise<void> {
     assertBlobKey(key);
-    await this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: key }));
+    await this.#call((abortSignal) =>
+      this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: key }), { abortSignal }),
+    );
   }
 
   async deletePrefix(prefix: string): Promise<void> {
     assertBlobPrefix(prefix);
     let token: string | undefined;
     do {
-      const page = await this.#client.send(
-        new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: prefix, ContinuationToken: token, MaxKeys: 1000 }),
-      );
+      const list = new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: prefix, ContinuationToken: token });
+      const page = await this.#call((abortSignal) => this.#client.send(list, { abortSignal }));
       const keys = (page.Contents ?? []).flatMap((o) => (o.Key ? [{ Key: o.Key }] : []));
       if (keys.length > 0) {
-        const res = await this.#client.send(
-          new DeleteObjectsCommand({ Bucket: this.#bucket, Delete: { Objects: keys, Quiet: true } }),
-        );
+        const remove = new DeleteObjectsCommand({ Bucket: this.#bucket, Delete: { Objects: keys, Quiet: true } });
+        const res = await this.#call((abortSignal) => this.#client.send(remove, { abortSignal }));
         const e = res.Errors?.[0];
         if (res.Errors && e) {
           throw new Error(`S3 could not delete ${res.Errors.length} object(s), first ${e.Key}: ${e.Code} ${e.Message}`);
@@ -218,20 +206,8 @@ export class S3BlobStore implements BlobStore {
     } while (token);
   }
 
-  async signedDownloadUrl(key: string, options: SignedDownloadOptions): Promise<{ url: string; expiresAt: Date }> {
-    assertBlobKey(key);
-    assertSignedDownloadOptions(options);
-    // SigV4 dates have one-second resolution; sign with a whole second so expiresAt is exact.
-    const signingDate = new Date(Math.floor(this.#now() / 1000) * 1000);
-    const command = new GetObjectCommand({
-      Bucket: this.#bucket,
-      Key: key,
-      ResponseContentDisposition: attachmentDisposition(options.fileName),
-      ResponseContentType: options.contentType,
-      ResponseCacheControl: 'private',
-    });
-    const url = await getSignedUrl(this.#presign, command, { expiresIn: options.expiresInSeconds, signingDate });
-    return { url, expiresAt: new Date(signingDate.getTime() + options.expiresInSeconds * 1000) };
+  signedDownloadUrl(key: string, options: SignedDownloadOptions): Promise<{ url: string; expiresAt: Date }> {
+    return presignDownload(this.#signing(), key, options);
   }
 
   /**
@@ -240,16 +216,28 @@ export class S3BlobStore implements BlobStore {
    * parts, billed, until AbortMultipartUpload or the bucket's AbortIncompleteMultipartUpload rule.
    */
   async listUnfinishedWrites(): Promise<UnfinishedWrite[]> {
+    if (!this.#listsUploads) return [];
     const writes: UnfinishedWrite[] = [];
     let keyMarker: string | undefined;
     let uploadIdMarker: string | undefined;
     do {
-      const page = await this.#client.send(
-        new ListMultipartUploadsCommand({
-          Bucket: this.#bucket,
-          KeyMarker: keyMarker,
-          UploadIdMarker: uploadIdMarker,
-        }),
+      const list = new ListMultipartUploadsCommand({
+        Bucket: this.#bucket,
+        KeyMarker: keyMarker,
+        UploadIdMarker: uploadIdMarker,
+      });
+      const page = await this.#call(
+        (abortSignal) => this.#client.send(list, { abortSignal }),
+        (err) => {
+          // Some S3-compatible stores lack it: the sweep says so once, and it is not asked again.
+          if (!isNotImplemented(err)) throw err;
+          this.#listsUploads = false;
+          throw new UnsupportedStoreCallError(
+            this.#storeName(),
+            'ListMultipartUploads',
+            String((err as Error).message),
+          );
+        },
       );
       for (const u of page.Uploads ?? []) {
         if (!u.Key || !u.UploadId || isPathHeld(this.#heldName(u.Key))) continue;
@@ -264,60 +252,37 @@ export class S3BlobStore implements BlobStore {
 
   async abortUnfinishedWrite(write: UnfinishedWrite): Promise<void> {
     if (!write.key) throw new Error('an S3 multipart upload has a key');
-    try {
-      await this.#client.send(
-        new AbortMultipartUploadCommand({ Bucket: this.#bucket, Key: write.key, UploadId: write.id }),
-      );
-    } catch (err) {
-      // Finished or aborted meanwhile: nothing left to abort.
-      if ((err as { name?: string }).name !== 'NoSuchUpload' && !isNotFound(err)) throw err;
-    }
+    const abort = new AbortMultipartUploadCommand({ Bucket: this.#bucket, Key: write.key, UploadId: write.id });
+    await this.#call(
+      (abortSignal) => this.#client.send(abort, { abortSignal }),
+      (err) => {
+        // Finished or aborted meanwhile: nothing left to abort.
+        if ((err as { name?: string }).name !== 'NoSuchUpload' && !isNotFound(err)) throw err;
+      },
+    );
   }
 
   #heldName(key: string): string {
     return `s3://${this.#bucket}/${key}`;
   }
 
-  /**
-   * A presigned PutObject URL (SigV4, query-string authentication) for the address clients use.
-   * `Content-Type` and, when given, `Content-Length` are signed headers: S3 answers 403
-   * SignatureDoesNotMatch to a PUT that sends another value, and 403 AccessDenied once it expired.
-   */
-  async signedUploadUrl(key: string, options: SignedUploadOptions): Promise<{ url: string; expiresAt: Date }> {
-    assertBlobKey(key);
-    assertSignedDownloadOptions({ fileName: 'upload', ...options });
-    const length = options.contentLength;
-    if (length !== undefined && (!Number.isSafeInteger(length) || length < 1)) {
-      throw new TypeError('contentLength must be a positive integer');
-    }
-    const signingDate = new Date(Math.floor(this.#now() / 1000) * 1000);
-    const command = new PutObjectCommand({
-      Bucket: this.#bucket,
-      Key: key,
-      ContentType: options.contentType,
-      ContentLength: length,
-    });
-    const url = await getSignedUrl(this.#presign, command, {
-      expiresIn: options.expiresInSeconds,
-      signingDate,
-      // Both stay headers the client must send as signed (never hoisted into the query string).
-      signableHeaders: new Set(['content-type', ...(length === undefined ? [] : ['content-length'])]),
-      unhoistableHeaders: new Set(['content-type', 'content-length']),
-    });
-    return { url, expiresAt: new Date(signingDate.getTime() + options.expiresInSeconds * 1000) };
+  /** The store as a message names it: its endpoint's origin (never credentials or a path), or AWS S3. */
+  #storeName(): string {
+    return this.options.endpoint ? `the S3 store at ${new URL(this.options.endpoint).origin}` : 'AWS S3';
+  }
+
+  /** A presigned PutObject URL for the address clients use (`s3-presign.ts`). */
+  signedUploadUrl(key: string, options: SignedUploadOptions): Promise<{ url: string; expiresAt: Date }> {
+    return presignUpload(this.#signing(), key, options);
+  }
+
+  #signing(): Signing {
+    return { client: this.#presign, bucket: this.#bucket, now: this.#now() };
   }
 
   async close(): Promise<void> {
     this.#client.destroy();
     if (this.#presign !== this.#client) this.#presign.destroy();
+    this.options.uploadClient?.destroy();
   }
-}
-
-function httpStatus(err: unknown): number | undefined {
-  return (err as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode;
-}
-
-function isNotFound(err: unknown): boolean {
-  const name = (err as { name?: string } | undefined)?.name;
-  return name === 'NotFound' || name === 'NoSuchKey' || httpStatus(err) === 404;
 }

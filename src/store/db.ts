@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Database, Db } from './schema.ts';
+import { boundedPool } from './bounded-pool.ts';
 import * as m001 from './migrations/001-platform.ts';
 import * as m002 from './migrations/002-jobs.ts';
 import * as m003 from './migrations/003-webhooks.ts';
@@ -42,6 +43,15 @@ const provider: MigrationProvider = { getMigrations: async () => migrations };
 export interface OpenOptions {
   /** PostgreSQL only: schema to use (created if missing); lets tests run in isolation. */
   schema?: string;
+  /**
+   * PostgreSQL only: the longest a connect may take (DEPENDENCY_TIMEOUT_SECONDS), and, with
+   * `boundQueries`, each query too: past it the call fails with DependencyUnavailableError.
+   */
+  timeoutMs?: number;
+  /** Whether each query is bounded by `timeoutMs` (not while migrating: a migration may take long). */
+  boundQueries?: boolean;
+  /** Told of each connection failure, also of idle connections (the database restarted). */
+  onUnavailable?: (err: unknown) => void;
 }
 
 /** Opens the database named by a `sqlite:<path>` or `postgres://` URL. */
@@ -57,16 +67,23 @@ export function openDatabase(url: string, opts: OpenOptions = {}): DatabaseHandl
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
     return { db, dialect: 'sqlite', close: () => db.destroy() };
   }
+  const timeoutMs = opts.timeoutMs ?? 5_000;
+  const report = opts.onUnavailable ?? (() => {});
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
+    connectionTimeoutMillis: timeoutMs,
+    keepAlive: true,
     ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  // An idle connection that dies (the server restarted) is reported here; without a listener the
+  // pool's 'error' event would end the process.
+  pool.on('error', report);
+  const dialect = new PostgresDialect({ pool: opts.boundQueries ? boundedPool(pool, timeoutMs, report) : pool });
+  const db = new Kysely<Database>({ dialect });
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }
 
-/** Applies pending migrations; throws with the failing migration's name. */
 /** Applies the migrations not yet applied, all of them or (`upTo`, tests of a migration) up to one. */
 export async function migrate(handle: DatabaseHandle, opts: OpenOptions & { upTo?: string } = {}): Promise<void> {
   if (handle.dialect === 'postgres' && opts.schema) {
@@ -80,21 +97,29 @@ export async function migrate(handle: DatabaseHandle, opts: OpenOptions & { upTo
   });
   const { error, results } = await (opts.upTo ? migrator.migrateTo(opts.upTo) : migrator.migrateToLatest());
   if (error) {
-    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new Error(`database migration ${failed} failed: ${(error as Error).message ?? error}`);
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+    // No migration ran: the database itself failed (unreachable, refused); the caller names it.
+    if (failed === undefined) throw error;
+    throw new Error(`database migration ${failed} failed: ${(error as Error).message ?? error}`, { cause: error });
   }
 }
 
-/** Opens and migrates in one step. */
+/**
+ * Opens and migrates in one step. PostgreSQL migrates on a connection of its own without the query
+ * deadline, then the returned handle bounds every query (`boundQueries`).
+ */
 export async function connectDatabase(url: string, opts: OpenOptions = {}): Promise<DatabaseHandle> {
-  const handle = openDatabase(url, opts);
+  const sqlite = url.startsWith('sqlite:');
+  const migrating = openDatabase(url, { ...opts, boundQueries: false });
   try {
-    await migrate(handle, opts);
+    await migrate(migrating, opts);
   } catch (err) {
-    await handle.close();
+    await migrating.close();
     throw err;
   }
-  return handle;
+  if (sqlite || !opts.boundQueries) return migrating;
+  await migrating.close();
+  return openDatabase(url, opts);
 }
 
 /** Readiness: one round trip to the database. */

@@ -117,13 +117,15 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
   } catch (err) {
     const reason = controller.signal.aborted ? controller.signal.reason : err;
     if (reason instanceof ShutdownError) {
-      // Hand the attempt back untouched: the next start (or another worker) runs it again.
-      await transitionHeldJob(deps.db, job.id, workerId, {
+      // Hand the attempt back untouched and announce it again, so another worker takes it now
+      // rather than at the next re-offer (or the next start, embedded).
+      const handedBack = await transitionHeldJob(deps.db, job.id, workerId, {
         status: 'PENDING',
         progress_phase: 'queued',
         attempts: Math.max(0, job.attempts - 1),
         next_attempt_at: new Date().toISOString(),
-      }).catch(() => undefined);
+      }).catch(() => false);
+      if (handedBack) await deps.queue.enqueue(job, stage).catch(() => undefined);
       outcome = 'handed_back';
     } else {
       outcome = await failOrRetry(runner, job, stage, reason);

@@ -80,6 +80,9 @@ export async function startWorkers(deps: WorkerDeps): Promise<Workers> {
       await presence?.stop();
       sweeper.stop();
       shutdown.abort();
+      // A separation is cancelled between segments, and one segment can outlast the grace period:
+      // its process is ended now instead. The job is handed back and run again elsewhere anyway.
+      await deps.engines().close();
       await webhooks.stop();
       await deps.queue.close();
     },

@@ -20,6 +20,10 @@ export interface ScaleOut {
   s3: TestS3Server;
   /** The API process's data folder, also a place for the test's own files. */
   apiData: string;
+  /** The fleet's PostgreSQL database, for a test that reads what was stored. */
+  databaseUrl: string;
+  /** The worker's settings, data folder aside: for a test that starts another worker. */
+  workerEnv: Record<string, string>;
   /** The admin's API key, printed by the API's first start. */
   key(): string | null;
   close(): Promise<void>;
@@ -91,6 +95,8 @@ export async function startScaleOut(
       base: `http://127.0.0.1:${port}`,
       s3,
       apiData,
+      databaseUrl: url.toString(),
+      workerEnv: { ...common, ...workerEnv, STEMFORGE_MODELS_DIR: sharedPath('models') },
       key: () => printedApiKey(api.out()),
       close,
     };

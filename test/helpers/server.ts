@@ -1,6 +1,5 @@
 import { mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -11,16 +10,10 @@ import { createAccount } from '../../src/store/accounts.ts';
 import { createApiKey } from '../../src/store/api-keys.ts';
 import { freshDatabase, type TestDatabase } from './db.ts';
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from '../../support/free-port.ts';
+
+// Shared with the benches (support/).
+export { freePort };
 
 export interface TestServer {
   rt: Runtime;

@@ -61,3 +61,30 @@ export function printedApiKey(out: string): string | null {
 export async function startWorker(env: Record<string, string>): Promise<ChildProcess> {
   return (await startStemforgeProcess(['worker'], { ...env, LOG_LEVEL: 'warn' }, 'Stemforge worker started')).child;
 }
+
+/**
+ * Runs `bin/stemforge.mjs <command>` with `env` until it exits (killed after `limitMs`): its exit
+ * code, what it printed, and how long it took.
+ */
+export function runStemforgeToExit(
+  command: string[],
+  env: Record<string, string>,
+  limitMs = 90_000,
+): Promise<{ code: number | null; out: string; ms: number }> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [join(repo, 'bin/stemforge.mjs'), ...command], {
+    cwd: repo,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const limit = setTimeout(() => child.kill('SIGKILL'), limitMs);
+  return new Promise((resolvePromise) =>
+    child.on('exit', (code) => {
+      clearTimeout(limit);
+      resolvePromise({ code, out, ms: performance.now() - started });
+    }),
+  );
+}

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { safeError } from '../../src/queue/log-swallowed.ts';
+import { DependencyUnavailableError } from '../../src/domain/dependency-error.ts';
 
 const SCALE_OUT = {
   STEMFORGE_MODE: 'scale-out',
@@ -100,6 +101,26 @@ describe('TRUST_PROXY and the cache directory (issue 28)', () => {
   });
 });
 
+describe('dependencies and stops in the configuration', () => {
+  it('bounds dependency waits at 5 s and the grace period at 30 s unless told otherwise', () => {
+    const c = loadConfig({});
+    expect([c.dependencyTimeoutMs, c.shutdownGraceMs]).toEqual([5_000, 30_000]);
+    const t = loadConfig({ DEPENDENCY_TIMEOUT_SECONDS: '2', SHUTDOWN_GRACE_SECONDS: '10' });
+    expect([t.dependencyTimeoutMs, t.shutdownGraceMs]).toEqual([2_000, 10_000]);
+  });
+
+  it('refuses a PostgreSQL URL node-postgres cannot read, naming DATABASE_URL but never echoing it', () => {
+    for (const url of ['postgres://u:secret@127.0.0.1:99999/db', 'postgres://u:secret@[::1/db']) {
+      const message = refusal({ DATABASE_URL: url });
+      expect(message).toContain('DATABASE_URL is not a valid PostgreSQL URL');
+      expect(message).not.toContain('secret');
+    }
+    // What node-postgres reads: a socket folder without a host, spaces encoded for it.
+    expect(loadConfig({ DATABASE_URL: 'postgres://u:p@/db?host=/var/run/postgresql' }).databaseUrl).toContain('/db');
+    expect(loadConfig({ DATABASE_URL: 'postgres://u:p w@h/db' }).databaseUrl).toContain('h/db');
+  });
+});
+
 describe('safeError (what queue adapters log)', () => {
   it('keeps the message and code but never a password in a URL', () => {
     const err = Object.assign(new Error('connect to redis://default:hunter2@10.0.0.5:6379 failed'), {
@@ -107,5 +128,14 @@ describe('safeError (what queue adapters log)', () => {
     });
     expect(safeError(err)).toEqual({ message: 'connect to redis://***@10.0.0.5:6379 failed', code: 'ECONNREFUSED' });
     expect(safeError('plain')).toEqual({ message: 'plain' });
+  });
+
+  it('names the dependency of a DependencyUnavailableError, so the logger counts it toward that outage', () => {
+    const err = new DependencyUnavailableError('database', 'ECONNREFUSED');
+    expect(safeError(err)).toEqual({
+      message: 'the database is unreachable (ECONNREFUSED)',
+      dependency: 'database',
+      reason: 'ECONNREFUSED',
+    });
   });
 });

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ApiError } from '../../src/domain/errors.ts';
 import { answerOf } from '../../src/http/error-table.ts';
 import { BlobNotFoundError } from '../../src/storage/errors.ts';
+import { DependencyUnavailableError } from '../../src/domain/dependency-error.ts';
 import { KeyLimitError, MAX_ACTIVE_KEYS } from '../../src/store/api-keys.ts';
 import { MAX_WEBHOOKS_PER_ACCOUNT, WebhookLimitError } from '../../src/store/webhooks.ts';
 
@@ -31,6 +32,19 @@ describe('the error table: what routes and services throw, as the API answers it
         code: 'WEBHOOK_LIMIT_REACHED',
         message: `This account already has ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks; delete one first.`,
         limit: MAX_WEBHOOKS_PER_ACCOUNT,
+      },
+    });
+  });
+
+  it('answers a dependency away 503 with Retry-After, naming it but not the cause, and logs nothing per request', () => {
+    const known = answerOf(new DependencyUnavailableError('redis', 'ECONNREFUSED'));
+    expect(known?.log).toBeUndefined();
+    expect(known?.answer.status).toBe(503);
+    expect(known?.answer.headers).toEqual({ 'Retry-After': '5' });
+    expect(known?.answer.toBody()).toEqual({
+      error: {
+        code: 'SERVICE_UNAVAILABLE',
+        message: 'The service cannot reach Redis (the job queue) right now; retry after the seconds in Retry-After.',
       },
     });
   });

@@ -10,6 +10,7 @@ import { completeIdempotencyKey, type IdempotentAnswer } from '../../store/idemp
 import { ApiError } from '../../domain/errors.ts';
 import { assertPublicUrl } from '../../net/address-guard.ts';
 import { tierLabel } from '../../metrics/labels.ts';
+import { safeError } from '../../queue/log-swallowed.ts';
 
 interface NewJobFields {
   id: string;
@@ -35,20 +36,23 @@ export type NewJob = {
 
 /**
  * Holds the credits (unless metering is off) and inserts the job in one transaction (a job never exists without its hold;
- * two racing creations cannot overdraw the balance, and a 402 leaves nothing behind), then queues
- * its first stage: `download` while there is no stored input, else `inference`. Returns
+ * two racing creations cannot overdraw the balance, and a 402 or a 503 leaves nothing behind), once
+ * the queue has answered a probe, then queues its first stage: `download` while there is no stored input, else `inference`. Returns
  * `created(callbackSecret)`, the route's answer; with an Idempotency-Key claim that answer is
  * stored in the same transaction, and a claim lost meanwhile (another request took it over after
  * a stall) rolls the job back with 409 IDEMPOTENCY_KEY_IN_PROGRESS.
  */
 export async function insertHeldJob<T>(
-  deps: Pick<JobDeps, 'config' | 'db' | 'queue' | 'metrics'>,
+  deps: Pick<JobDeps, 'config' | 'db' | 'queue' | 'metrics' | 'log'>,
   job: NewJob,
   created: (callbackSecret: string | undefined) => T,
   idempotent?: IdempotentAnswer,
 ): Promise<T> {
   // Refused up front with a clear 400, like a webhook; the sender re-checks at connect time.
   if (job.callbackUrl) await assertPublicUrl(job.callbackUrl, { allowPrivate: deps.config.allowPrivateUrls });
+  // The queue must take the job before anything is held or stored: with Redis away this answers 503
+  // and leaves nothing behind (a job and its hold written, then refused, would run anyway).
+  await deps.queue.probe?.();
   const answer = await deps.db.transaction().execute(async (tx) => {
     // METERING=off (a personal install): nothing is held, so nothing is ever refused for credit.
     if (deps.config.metering && !(await holdCredits(tx, job.accountId, job.hold, job.id))) {
@@ -88,6 +92,12 @@ export async function insertHeldJob<T>(
   });
   deps.metrics.jobsCreated.inc({ kind: job.kind, tier: tierLabel(job.options) });
   if (deps.config.metering) deps.metrics.creditsHeld.inc(job.hold);
-  await deps.queue.enqueue({ id: job.id, kind: job.kind }, job.sourceKey ? 'inference' : 'download');
+  // Committed, so it is the client's job whatever happens now: if the queue went away since the
+  // probe, the workers' re-offer of runnable jobs announces it once Redis is back. No 503 here.
+  await deps.queue
+    .enqueue({ id: job.id, kind: job.kind }, job.sourceKey ? 'inference' : 'download')
+    .catch((err) =>
+      deps.log.warn({ jobId: job.id, error: safeError(err) }, 'job stored but not announced; the re-offer will'),
+    );
   return answer;
 }
