@@ -33,7 +33,7 @@ const envSchema = z.object({
   RATE_LIMIT_PER_MINUTE: int(1).default(60),
   FREE_CREDIT_SECONDS: int(0).default(300),
   PURCHASE_URL: z.url().default('https://github.com/stemforge/stemforge#credits'),
-  /** `off` for a personal install: jobs hold and charge nothing (README, "Metering off"). */
+  /** `off` for a personal install: jobs hold and charge nothing (docs/admin.md, "Metering off"). */
   METERING: z.enum(['on', 'off']).default('on'),
   ALLOW_PRIVATE_URLS: bool.default(false),
   SOURCE_FETCH_TIMEOUT_MS: int(100).default(60_000),
@@ -89,7 +89,7 @@ const envSchema = z.object({
   METRICS_PORT: int(1, 65535).optional(),
 });
 
-/** Every environment variable the configuration reads (the README's table documents each). */
+/** Every environment variable the configuration reads (docs/configuration.md's table documents each). */
 export const CONFIG_VARIABLES = Object.keys(envSchema.shape);
 
 export type Env = Record<string, string | undefined>;
