@@ -4,13 +4,22 @@ import { buildApp } from '../app/build-app.ts';
 import { bootstrapLocalAccount } from '../bootstrap.ts';
 import { parseCommandArgs } from './args.ts';
 import { startOrphanSweeper, sweepStartupLeftovers } from '../startup-sweep.ts';
+import { checkTools } from './tool-check.ts';
+import { isModelInstalled } from '../models/resolve.ts';
 
 const USAGE = 'stemforge serve [--no-workers]';
 
 /** `stemforge serve`: the API, and in the embedded default also the workers, in one process. */
 export async function run(args: string[]): Promise<void> {
   const { values } = parseCommandArgs(args, { 'no-workers': { type: 'boolean' } }, USAGE);
-  const config = loadConfig();
+  const runsJobs = !values['no-workers'];
+  const loaded = loadConfig();
+  const tools = await checkTools(loaded, {
+    ytdlp: true,
+    hasModel: runsJobs ? (name) => isModelInstalled(name, { modelsDir: loaded.modelsDir }) : undefined,
+  });
+  const config = tools.config;
+  process.stdout.write(`${tools.lines.join('\n')}\n`);
   const rt = await createRuntime(config);
   // Before any request or job: what an earlier process killed mid-work left in the data folder.
   await sweepStartupLeftovers(rt);
@@ -21,7 +30,8 @@ export async function run(args: string[]): Promise<void> {
     if (banner) process.stdout.write(`${banner}\n`);
   }
   const app = buildApp(rt);
-  const workers = values['no-workers'] ? null : await startWorkersIfAvailable(rt);
+  // Without ffmpeg no job could run: jobs wait, queued, for a start that has one.
+  const workers = runsJobs && !config.ffmpeg.unavailable ? await startWorkersIfAvailable(rt) : null;
   await app.listen({ port: config.port, host: config.host });
   process.stdout.write(
     `Stemforge listening on ${config.publicUrl} (dashboard ${config.publicUrl}/, API ${config.publicUrl}/v1, docs ${config.publicUrl}/docs)\n`,

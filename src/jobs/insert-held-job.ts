@@ -8,6 +8,7 @@ import type { JobInputOf, JobOptionsOf } from './payloads.ts';
 import { createJobCallback } from '../store/webhooks.ts';
 import { completeIdempotencyKey, type IdempotentAnswer } from '../store/idempotency-keys.ts';
 import { ApiError } from '../domain/errors.ts';
+import { requireFfmpeg } from '../domain/tool-missing.ts';
 import { assertPublicUrl } from '../sources/address-guard.ts';
 import { tierLabel } from '../metrics/labels.ts';
 
@@ -47,6 +48,8 @@ export async function insertHeldJob<T>(
   created: (callbackSecret: string | undefined) => T,
   idempotent?: IdempotentAnswer,
 ): Promise<T> {
+  // Embedded, this process runs the job: without ffmpeg it never could (a scale-out API leaves that to the workers).
+  if (deps.config.deployment.mode === 'embedded') requireFfmpeg(deps.config);
   // Refused up front with a clear 400, like a webhook; the sender re-checks at connect time.
   if (job.callbackUrl) await assertPublicUrl(job.callbackUrl, { allowPrivate: deps.config.allowPrivateUrls });
   const answer = await deps.db.transaction().execute(async (tx) => {
