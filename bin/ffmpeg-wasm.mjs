@@ -210,10 +210,16 @@ export async function runBundled(program, args) {
   mountHost(core.FS);
   // ffmpeg ends through exit(), which the build turns into `ret` (its own exec() returns it);
   // ffprobe returns from main(), and the build's wrapper drops that value, so it is called as is.
-  const status =
-    program === 'ffprobe'
-      ? core._ffprobe(args.length + 1, core.stringsToPtr(['./ffprobe', ...args]))
-      : core.exec(...args);
+  let status;
+  if (program === 'ffprobe') {
+    try {
+      status = core._ffprobe(args.length + 1, core.stringsToPtr(['./ffprobe', ...args]));
+    } catch (err) {
+      // An early exit() (after -version, say) aborts the module once it has set `ret`.
+      if (!String(err?.message).startsWith('Aborted')) throw err;
+      status = core.ret;
+    }
+  } else status = core.exec(...args);
   process.exit(status === 0 ? 0 : 1);
 }
 
