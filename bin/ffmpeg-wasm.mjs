@@ -6,16 +6,16 @@
 // (src/audio/ffmpeg-choice.ts). Plain JavaScript for any Node since 20.
 //
 // The package is built for browsers: its files live in memory and its standard streams are a
-// console. Here the machine's folders are mounted at their own paths (reads and writes go straight
-// to the files, so memory does not grow with the input) and file descriptors 0, 1 and 2 are the
-// process's own, so `-i pipe:0`, `pipe:1` and error messages work as with a native ffmpeg. The
-// decoder runs inside the WebAssembly sandbox: a malformed upload that trips a decoder bug can
-// corrupt only the sandbox's memory, never the process around it.
-import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+// console. Here the folders of the files the command line names are mounted at their own paths
+// (reads and writes go straight to the files, so memory does not grow with the input) and file
+// descriptors 0, 1 and 2 are the process's own, so `-i pipe:0`, `pipe:1` and error messages work
+// as with a native ffmpeg. The decoder runs inside the WebAssembly sandbox: a malformed upload that
+// trips a decoder bug can corrupt only the sandbox's memory, and reach only those folders.
+import { closeSync, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { readSync, renameSync, rmdirSync, statSync, symlinkSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { chmodSync, truncateSync, utimesSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 // Emscripten's errno numbers (WASI's) for the host errors a file operation can meet.
@@ -175,26 +175,37 @@ function useProcessStdio(FS) {
   }
 }
 
-/** Mounts each of the machine's top-level folders at its own path, so paths mean what they mean outside. */
-function mountHost(FS) {
-  const HOSTFS = hostFs(FS);
-  const removeTree = (path) => {
-    if (FS.isDir(FS.lstat(path).mode)) {
-      for (const name of FS.readdir(path)) if (name !== '.' && name !== '..') removeTree(`${path}/${name}`);
-      FS.rmdir(path);
-    } else FS.unlink(path);
-  };
-  for (const name of readdirSync('/')) {
-    if (name === 'dev' || name === 'proc' || name === 'sys') continue;
+/**
+ * The host folders a command line names: the folder of each argument that is an existing file or
+ * folder, or a file to be created in an existing folder. Only these are mounted, at their own
+ * paths, so a decoder fault inside the module can reach no other file of the machine.
+ */
+export function foldersNamed(args, cwd = process.cwd()) {
+  const folders = new Set();
+  for (const arg of args) {
+    if (arg.startsWith('-') || /^[a-z]+:/.test(arg)) continue; // options, pipe:0, file:... URLs
+    const path = resolve(cwd, arg);
     try {
-      if (!statSync(`/${name}`).isDirectory()) continue;
+      folders.add(statSync(path).isDirectory() ? path : dirname(path));
     } catch {
-      continue;
+      if (existsSync(dirname(path))) folders.add(dirname(path));
     }
-    if (FS.analyzePath(`/${name}`).exists) removeTree(`/${name}`);
-    FS.mkdir(`/${name}`);
-    FS.mount(HOSTFS, { root: `/${name}` }, `/${name}`);
   }
+  // A folder inside another named one is reached through it; the root cannot be remounted.
+  folders.delete('/');
+  const sorted = [...folders].sort();
+  return sorted.filter((f) => !sorted.some((g) => g !== f && f.startsWith(`${g}/`)));
+}
+
+/** Mounts `folders` of the machine at their own paths and makes the working folder the process's. */
+function mountHost(FS, folders) {
+  const HOSTFS = hostFs(FS);
+  for (const folder of folders) {
+    FS.mkdirTree(folder);
+    FS.mount(HOSTFS, { root: folder }, folder);
+  }
+  // Relative paths resolve as outside (the working folder exists in the module, mounted or not).
+  FS.mkdirTree(process.cwd());
   FS.chdir(process.cwd());
 }
 
@@ -207,7 +218,7 @@ export async function runBundled(program, args) {
   const wasmBinary = readFileSync(require.resolve('@ffmpeg/core/wasm'));
   const core = await createCore({ wasmBinary });
   useProcessStdio(core.FS);
-  mountHost(core.FS);
+  mountHost(core.FS, foldersNamed(args));
   // ffmpeg ends through exit(), which the build turns into `ret` (its own exec() returns it);
   // ffprobe returns from main(), and the build's wrapper drops that value, so it is called as is.
   let status;

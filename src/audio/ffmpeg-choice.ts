@@ -126,7 +126,7 @@ export async function chooseFfmpeg(requested: FfmpegTools & { configured: boolea
   if ('tools' in bundled) {
     const why = system
       ? `the system's ${system.version} is older than ${MIN_SYSTEM_VERSION.join('.')}`
-      : `no ffmpeg and ffprobe on PATH; install ffmpeg ${MIN_SYSTEM_VERSION.join('.')} or newer for 2-3x faster decoding`;
+      : `no ffmpeg and ffprobe on PATH; install ffmpeg ${MIN_SYSTEM_VERSION.join('.')} or newer: several times faster`;
     return { tools: { ...base, ...bundled.tools }, source: 'bundled', line: `ffmpeg: the bundled ${built} (${why})` };
   }
   if (system) {
