@@ -42,7 +42,19 @@ const formats: Record<string, string[]> = {
   wav: [],
 };
 for (const [ext, args] of Object.entries(formats)) {
-  execFileSync('ffmpeg', ['-v', 'error', '-i', song, '-vn', '-t', String(seconds), '-ar', '44100', ...args, join(dir, `in.${ext}`)]);
+  execFileSync('ffmpeg', [
+    '-v',
+    'error',
+    '-i',
+    song,
+    '-vn',
+    '-t',
+    String(seconds),
+    '-ar',
+    '44100',
+    ...args,
+    join(dir, `in.${ext}`),
+  ]);
 }
 
 async function decodeAll(path: string, tools: FfmpegTools): Promise<Float32Array> {
@@ -64,10 +76,10 @@ const tasks: [string, (tools: FfmpegTools) => Promise<unknown>][] = [
   ['probe mp3', (t) => probeAudio(join(dir, 'in.mp3'), t)],
   ...['mp3', 'm4a', 'flac', 'opus'].map(
     (ext) =>
-      [`measure ${ext}`, (t: FfmpegTools) => measureDecodedLength(join(dir, `in.${ext}`), { sampleRate: 44_100, tools: t })] as [
-        string,
-        (tools: FfmpegTools) => Promise<unknown>,
-      ],
+      [
+        `measure ${ext}`,
+        (t: FfmpegTools) => measureDecodedLength(join(dir, `in.${ext}`), { sampleRate: 44_100, tools: t }),
+      ] as [string, (tools: FfmpegTools) => Promise<unknown>],
   ),
   ['decode mp3 to float', (t) => decodeAll(join(dir, 'in.mp3'), t)],
   ['decode m4a to float', (t) => decodeAll(join(dir, 'in.m4a'), t)],
@@ -92,7 +104,9 @@ try {
     }
     const s = median(times.system!);
     const b = median(times.bundled!);
-    console.log(`${name.padEnd(22)} ${s.toFixed(0).padStart(10)} ${b.toFixed(0).padStart(11)} ${(b / s).toFixed(2).padStart(6)}`);
+    console.log(
+      `${name.padEnd(22)} ${s.toFixed(0).padStart(10)} ${b.toFixed(0).padStart(11)} ${(b / s).toFixed(2).padStart(6)}`,
+    );
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -11,7 +11,17 @@
 // descriptors 0, 1 and 2 are the process's own, so `-i pipe:0`, `pipe:1` and error messages work
 // as with a native ffmpeg. The decoder runs inside the WebAssembly sandbox: a malformed upload that
 // trips a decoder bug can corrupt only the sandbox's memory, and reach only those folders.
-import { closeSync, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+} from 'node:fs';
 import { readSync, renameSync, rmdirSync, statSync, symlinkSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { chmodSync, truncateSync, utimesSync } from 'node:fs';
 import { createRequire } from 'node:module';
