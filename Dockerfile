@@ -34,12 +34,13 @@ RUN node node_modules/esbuild/install.js \
   && rm -rf node_modules/better-sqlite3/deps node_modules/better-sqlite3/src \
   && find node_modules/onnxruntime-node/bin/napi-v6 -mindepth 1 -maxdepth 1 ! -name linux -exec rm -rf {} + \
   && find node_modules/onnxruntime-node/bin/napi-v6/linux -mindepth 1 -maxdepth 1 ! -name "$arch" -exec rm -rf {} + \
-  && ! find node_modules -path '*/tsx/*' -o -path '*/esbuild/*' | grep -q .
+  && ! find node_modules \( -path '*/node_modules/tsx' -o -path '*/node_modules/esbuild' -o -path '*/node_modules/@esbuild' \) | grep -q .
 
 FROM node:24-bookworm-slim
 RUN apt-get update \
   && apt-get install -y --no-install-recommends yt-dlp tini ca-certificates \
-  && rm -rf /var/lib/apt/lists/* /usr/share/doc /usr/share/man
+  && apt-get clean \
+  && rm -rf /var/lib/apt/lists/* /var/cache/apt/* /usr/share/doc /usr/share/man
 # TMPDIR: what Node's os.tmpdir() and yt-dlp use, under the one writable folder; XDG_CACHE_HOME:
 # yt-dlp's cache, likewise.
 ENV NODE_ENV=production \

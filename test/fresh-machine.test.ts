@@ -16,11 +16,17 @@ function which(program: string): string | undefined {
   return r.status === 0 ? r.stdout.trim() : undefined;
 }
 
-/** The machine's Node 20 (Debian 12's) where there is one: the Node a newcomer has; else this one. */
+/**
+ * The machine's own Node where it is older than 22 (Debian 12's 20: the Node a newcomer has, on
+ * which npm ci installs the pinned 24), else this one. Not the first `node` on PATH: under npm or
+ * npx that is node_modules/.bin's, the checkout's pinned Node.
+ */
 function machineNode(): string {
-  const system = which('node');
-  const r = system && spawnSync(system, ['-p', 'process.versions.node'], { encoding: 'utf8' });
-  return r && r.status === 0 && Number(r.stdout.split('.')[0]) < 22 ? system! : process.execPath;
+  for (const candidate of ['/usr/bin/node', '/usr/local/bin/node']) {
+    const r = spawnSync(candidate, ['-p', 'process.versions.node'], { encoding: 'utf8' });
+    if (r.status === 0 && Number(r.stdout.split('.')[0]) < 22) return candidate;
+  }
+  return process.execPath;
 }
 
 /**
