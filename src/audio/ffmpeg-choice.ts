@@ -1,10 +1,9 @@
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { FfmpegTools } from './tools.ts';
+import { verifyFileCached } from '../models/verify.ts';
 
 const run = promisify(execFile);
 
@@ -66,21 +65,20 @@ async function inspectPair(tools: FfmpegTools): Promise<Found | undefined> {
   return ffmpeg && ffprobe ? ffmpeg : undefined;
 }
 
-async function sha256(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
-
-/** The bundled build's launchers, or why it cannot be used. */
-export async function bundledFfmpeg(): Promise<{ tools: FfmpegTools } | { problem: string }> {
+/**
+ * The bundled build's launchers, or why it cannot be used. Its module is checked against the
+ * pinned sha256, hashed again only when it changed since the check recorded in `cacheDir`.
+ */
+export async function bundledFfmpeg(cacheDir?: string): Promise<{ tools: FfmpegTools } | { problem: string }> {
   let wasm: string;
   try {
     wasm = createRequire(import.meta.url).resolve(`${BUNDLED_FFMPEG.package}/wasm`);
   } catch {
     return { problem: `${BUNDLED_FFMPEG.package} is not installed (run npm ci)` };
   }
-  if ((await sha256(wasm)) !== BUNDLED_FFMPEG.wasmSha256) {
+  try {
+    await verifyFileCached(wasm, BUNDLED_FFMPEG.wasmSha256, cacheDir);
+  } catch {
     return { problem: `${BUNDLED_FFMPEG.package}'s module does not match its pinned checksum: refused` };
   }
   const launcher = (name: string) => fileURLToPath(new URL(`../../bin/${name}-wasm.mjs`, import.meta.url));
@@ -93,7 +91,10 @@ export async function bundledFfmpeg(): Promise<{ tools: FfmpegTools } | { proble
  * is 5.1 or newer; else the bundled WebAssembly build; else an older system ffmpeg; else none
  * (`unavailable`: uploads and jobs answer 503 naming ffmpeg).
  */
-export async function chooseFfmpeg(requested: FfmpegTools & { configured: boolean }): Promise<FfmpegChoice> {
+export async function chooseFfmpeg(
+  requested: FfmpegTools & { configured: boolean },
+  cacheDir?: string,
+): Promise<FfmpegChoice> {
   const base = {
     ffmpegPath: requested.ffmpegPath,
     ffprobePath: requested.ffprobePath,
@@ -121,7 +122,7 @@ export async function chooseFfmpeg(requested: FfmpegTools & { configured: boolea
       line: `ffmpeg: the system's ffmpeg ${system.version}`,
     };
   }
-  const bundled = await bundledFfmpeg();
+  const bundled = await bundledFfmpeg(cacheDir);
   const built = `ffmpeg ${BUNDLED_FFMPEG.ffmpegVersion} as WebAssembly, ${BUNDLED_FFMPEG.package} ${BUNDLED_FFMPEG.version}`;
   if ('tools' in bundled) {
     const why = system

@@ -19,7 +19,6 @@ export async function run(args: string[]): Promise<void> {
     hasModel: runsJobs ? (name) => isModelInstalled(name, { modelsDir: loaded.modelsDir }) : undefined,
   });
   const config = tools.config;
-  process.stdout.write(`${tools.lines.join('\n')}\n`);
   const rt = await createRuntime(config);
   // Before any request or job: what an earlier process killed mid-work left in the data folder.
   await sweepStartupLeftovers(rt);
@@ -29,6 +28,7 @@ export async function run(args: string[]): Promise<void> {
     const banner = await bootstrapLocalAccount(rt);
     if (banner) process.stdout.write(`${banner}\n`);
   }
+  process.stdout.write(`${(await tools.lines).join('\n')}\n`);
   const app = buildApp(rt);
   // Without ffmpeg no job could run: jobs wait, queued, for a start that has one.
   const workers = runsJobs && !config.ffmpeg.unavailable ? await startWorkersIfAvailable(rt) : null;

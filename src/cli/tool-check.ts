@@ -9,8 +9,11 @@ const run = promisify(execFile);
 export interface ToolReport {
   /** The configuration with the ffmpeg chosen (src/audio/ffmpeg-choice.ts). */
   config: Config;
-  /** Lines for the console: which ffmpeg runs, then one per missing piece. */
-  lines: string[];
+  /**
+   * Lines for the console: which ffmpeg runs, then one per missing piece. A promise, so that the
+   * slower checks (yt-dlp starts Python) overlap the rest of start-up.
+   */
+  lines: Promise<string[]>;
 }
 
 async function runs(program: string, args: string[]): Promise<boolean> {
@@ -30,23 +33,24 @@ export async function checkTools(
   config: Config,
   opts: { ytdlp: boolean; hasModel?: (name: string) => boolean },
 ): Promise<ToolReport> {
-  const [choice, ytdlp] = await Promise.all([
-    chooseFfmpeg(config.ffmpeg),
-    opts.ytdlp ? runs(config.ytdlp.path, ['--version']) : Promise.resolve(true),
-  ]);
-  const missing: string[] = [];
-  if (choice.tools.unavailable) {
-    missing.push('ffmpeg: uploads and jobs are off (they answer 503 SERVICE_UNAVAILABLE) until it is installed');
-  }
-  if (!ytdlp) missing.push('yt-dlp: video and track imports are off (503); install it and set YTDLP_PATH if needed');
-  if (opts.hasModel && !opts.hasModel('dfn3')) {
-    missing.push(`the dfn3 model: voice cleaning is off; ${config.cliCommand} models pull dfn3 installs it`);
-  }
-  const lines = [choice.line, ...missing.map((m, i) => `${i === 0 ? 'Missing: ' : '         '}${m}`)];
+  const ytdlp = opts.ytdlp ? runs(config.ytdlp.path, ['--version']) : Promise.resolve(true);
+  const choice = await chooseFfmpeg(config.ffmpeg, config.cacheDir);
+  const lines = ytdlp.then((hasYtdlp) => {
+    const missing: string[] = [];
+    if (choice.tools.unavailable) {
+      missing.push('ffmpeg: uploads and jobs are off (they answer 503 SERVICE_UNAVAILABLE) until it is installed');
+    }
+    if (!hasYtdlp)
+      missing.push('yt-dlp: video and track imports are off (503); install it and set YTDLP_PATH if needed');
+    if (opts.hasModel && !opts.hasModel('dfn3')) {
+      missing.push(`the dfn3 model: voice cleaning is off; ${config.cliCommand} models pull dfn3 installs it`);
+    }
+    return [choice.line, ...missing.map((m, i) => `${i === 0 ? 'Missing: ' : '         '}${m}`)];
+  });
   return { config: { ...config, ffmpeg: choice.tools }, lines };
 }
 
 /** The configuration with the ffmpeg chosen, quietly: for the offline commands (separate, denoise, analyze). */
 export async function withChosenFfmpeg(config: Config): Promise<Config> {
-  return { ...config, ffmpeg: (await chooseFfmpeg(config.ffmpeg)).tools };
+  return { ...config, ffmpeg: (await chooseFfmpeg(config.ffmpeg, config.cacheDir)).tools };
 }

@@ -15,7 +15,7 @@ export async function run(args: string[]): Promise<void> {
     ytdlp: true,
     hasModel: (name) => isModelInstalled(name, { modelsDir: loaded.modelsDir }),
   });
-  process.stdout.write(`${tools.lines.join('\n')}\n`);
+  process.stdout.write(`${(await tools.lines).join('\n')}\n`);
   const config = tools.config;
   if (config.ffmpeg.unavailable) {
     process.stderr.write(
