@@ -35,6 +35,7 @@ const benches: [file: string, what: string][] = [
     'admin API account list, last page and email search with 10,000 accounts, both databases',
   ],
   ['bench/startup.ts', 'start-up time and memory of the API process: tsx loader vs Node type transform'],
+  ['bench/ffmpeg-builds.ts', 'the system ffmpeg vs the bundled WebAssembly build: probe, measure, decode, encode'],
   ['bench/metrics-scrape.ts', 'cost of a /metrics scrape over a busy jobs table, SQLite vs PostgreSQL'],
   ['bench/redis-outage.ts', 'what a Redis outage adds to each API request (the rate-limit hit), before vs now'],
 ];

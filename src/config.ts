@@ -38,7 +38,7 @@ const envSchema = z.object({
   RATE_LIMIT_PER_MINUTE: int(1).default(60),
   FREE_CREDIT_SECONDS: int(0).default(300),
   PURCHASE_URL: z.url().default('https://github.com/stemforge/stemforge#credits'),
-  /** `off` for a personal install: jobs hold and charge nothing (README, "Metering off"). */
+  /** `off` for a personal install: jobs hold and charge nothing (docs/admin.md, "Metering off"). */
   METERING: z.enum(['on', 'off']).default('on'),
   ALLOW_PRIVATE_URLS: bool.default(false),
   SOURCE_FETCH_TIMEOUT_MS: int(100).default(60_000),
@@ -74,8 +74,8 @@ const envSchema = z.object({
   SEPARATION_IDLE_SECONDS: int(0).default(300),
   YTDLP_PATH: z.string().min(1).default('yt-dlp'),
   YTDLP_TIMEOUT_MS: int(1000).default(600_000),
-  FFMPEG_PATH: z.string().min(1).default('ffmpeg'),
-  FFPROBE_PATH: z.string().min(1).default('ffprobe'),
+  FFMPEG_PATH: optionalString,
+  FFPROBE_PATH: optionalString,
   REQUEST_TIMEOUT_SECONDS: int(1, 86_400).default(300),
   IDLE_TIMEOUT_SECONDS: int(1, 86_400).default(120),
   KEEP_ALIVE_TIMEOUT_SECONDS: int(1, 3_600).default(5),
@@ -98,7 +98,7 @@ const envSchema = z.object({
   SHUTDOWN_GRACE_SECONDS: int(1, 3_600).default(30),
 });
 
-/** Every environment variable the configuration reads (the README's table documents each). */
+/** Every environment variable the configuration reads (docs/configuration.md's table documents each). */
 export const CONFIG_VARIABLES = Object.keys(envSchema.shape);
 
 export type Env = Record<string, string | undefined>;
@@ -189,7 +189,12 @@ export interface Config {
     separationIdleSeconds: number;
   };
   ytdlp: { path: string; timeoutMs: number };
-  ffmpeg: { ffmpegPath: string; ffprobePath: string };
+  /**
+   * The ffmpeg and ffprobe jobs run. As loaded: FFMPEG_PATH/FFPROBE_PATH (`configured`), else the
+   * names on PATH; the commands that take audio replace it with src/audio/ffmpeg-choice.ts's choice
+   * (a recent system ffmpeg, else the bundled one), with `unavailable` when there is none.
+   */
+  ffmpeg: { ffmpegPath: string; ffprobePath: string; configured: boolean; soxr?: boolean; unavailable?: boolean };
   /**
    * HTTP server timeouts. `requestMs`: the whole request, body included, must arrive within it (a
    * body dribbled a byte at a time is cut). `idleMs`: a socket with no traffic either way for this
@@ -311,7 +316,11 @@ export function loadConfig(env: Env = process.env): Config {
       separationIdleSeconds: e.SEPARATION_IDLE_SECONDS,
     },
     ytdlp: { path: e.YTDLP_PATH, timeoutMs: e.YTDLP_TIMEOUT_MS },
-    ffmpeg: { ffmpegPath: e.FFMPEG_PATH, ffprobePath: e.FFPROBE_PATH },
+    ffmpeg: {
+      ffmpegPath: e.FFMPEG_PATH ?? 'ffmpeg',
+      ffprobePath: e.FFPROBE_PATH ?? 'ffprobe',
+      configured: e.FFMPEG_PATH !== undefined || e.FFPROBE_PATH !== undefined,
+    },
     http: {
       requestTimeoutMs: e.REQUEST_TIMEOUT_SECONDS * 1000,
       idleTimeoutMs: e.IDLE_TIMEOUT_SECONDS * 1000,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -45,6 +45,24 @@ describe('stemforge backup', () => {
     } finally {
       await rt.close();
     }
+  });
+
+  // Issue 42: "Everything is in the data folder", models pulled into <data>/models included.
+  it('keeps <data>/models, where `models pull` writes, unless --no-models says to leave it out', async () => {
+    mkdirSync(join(s.dataDir, 'models', 'dfn3'), { recursive: true });
+    writeFileSync(join(s.dataDir, 'models', 'dfn3', 'enc.onnx'), 'weights');
+    const withModels = join(dir, 'with-models');
+    const r = await stemforge(['backup', withModels], { STEMFORGE_DATA_DIR: s.dataDir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/signing-secret, models\/\./);
+    expect(readFileSync(join(withModels, 'models', 'dfn3', 'enc.onnx'), 'utf8')).toBe('weights');
+
+    const without = join(dir, 'without-models');
+    const skipped = await stemforge(['backup', without, '--no-models'], { STEMFORGE_DATA_DIR: s.dataDir });
+    expect(skipped.code, skipped.stderr).toBe(0);
+    expect(skipped.stdout).toContain('no models (--no-models');
+    expect(existsSync(join(without, 'models'))).toBe(false);
+    rmSync(join(s.dataDir, 'models'), { recursive: true, force: true });
   });
 
   it('refuses a folder that is not empty, and a PostgreSQL instance, saying what to use instead', async () => {

@@ -90,9 +90,14 @@ describe.skipIf(missing !== undefined && !required)('the container image (podman
     await admin.end();
   });
 
-  it('runs embedded as a non-root user, with a read-only models volume, and keeps its data across containers', async () => {
+  it('runs embedded as a non-root user with a read-only root (only /data writable), a read-only models volume, no zombie, and keeps its data across containers', async () => {
+    // Issue 42: a lean image (at most 1.0 GB, no tsx or esbuild) that runs locked down.
+    expect(Number(await podman(['image', 'inspect', '--format', '{{.Size}}', IMAGE]))).toBeLessThanOrEqual(1.0e9);
     const port = await freePort();
     const args = [
+      // Docker's --read-only: no writable /tmp either (podman adds a /tmp tmpfs unless told not to).
+      '--read-only',
+      '--read-only-tmpfs=false',
       '-e',
       `PORT=${port}`,
       '-e',
@@ -110,7 +115,15 @@ describe.skipIf(missing !== undefined && !required)('the container image (podman
     const out = await waitForLog(first, /Stemforge listening/);
     const key = keyOf(out);
     expect(out).toMatch(/Dashboard: .*\n\s+Email: +admin@localhost\n\s+Password: +\S+/);
+    expect(out).toMatch(/^ffmpeg: the bundled ffmpeg 5\.1\.4 as WebAssembly/m);
     expect(await podman(['exec', first, 'id', '-u'])).toBe('1000');
+    for (const path of ['/tmp/x', '/app/x', '/home/node/x']) {
+      await expect(podman(['exec', first, 'touch', path])).rejects.toThrow(/Read-only file system/);
+    }
+    await podman(['exec', first, 'touch', '/data/x']);
+    expect(
+      await podman(['exec', first, 'sh', '-c', 'ls -d /app/node_modules/tsx /app/node_modules/esbuild; true']),
+    ).toBe('');
     // The banner's hint works as printed: the command line inside the running container.
     const account = /Account: (acc\S*)/.exec(out)?.[1];
     expect(out).toContain(`More keys: docker exec <container> stemforge keys create --account ${account}`);
@@ -121,6 +134,10 @@ describe.skipIf(missing !== undefined && !required)('the container image (podman
     await podman(['healthcheck', 'run', first]);
     const api = remote(`http://127.0.0.1:${port}`);
     const job = await fastJob(api, key);
+    // tini is PID 1 and reaps: after the separation no process is left a zombie (state Z).
+    expect(await podman(['exec', first, 'cat', '/proc/1/comm'])).toBe('tini');
+    const states = await podman(['exec', first, 'sh', '-c', "cat /proc/[0-9]*/stat | awk '{ print $2, $3 }'"]);
+    expect(states.split('\n').filter((line) => line.endsWith(' Z'))).toEqual([]);
 
     await podman(['stop', '-t', '30', first]);
     const second = await runContainer(args);

@@ -1,5 +1,5 @@
 import { readFromFfmpeg } from './ffmpeg-pipe.ts';
-import { defaultTools, ENGINE_CHANNELS, ENGINE_SAMPLE_RATE, type FfmpegTools } from './tools.ts';
+import { defaultTools, ENGINE_CHANNELS, ENGINE_SAMPLE_RATE, type FfmpegTools, resampleFilter } from './tools.ts';
 
 export interface DecodeOptions {
   sampleRate?: number;
@@ -33,7 +33,7 @@ export async function* decodeAudio(path: string, opts: DecodeOptions = {}): Asyn
   if (opts.startSeconds) args.push('-ss', String(opts.startSeconds));
   args.push('-i', path, '-vn', '-sn', '-dn');
   if (opts.durationSeconds !== undefined) args.push('-t', String(opts.durationSeconds));
-  if (opts.resampler === 'soxr') args.push('-af', `aresample=${sampleRate}:resampler=soxr`);
+  if (opts.resampler === 'soxr') args.push('-af', resampleFilter(tools, sampleRate));
   args.push('-f', 'f32le', '-acodec', 'pcm_f32le', '-ac', String(channels), '-ar', String(sampleRate), 'pipe:1');
   const ffmpeg = readFromFfmpeg(tools, args, opts.signal);
 

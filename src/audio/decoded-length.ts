@@ -1,5 +1,5 @@
 import { readFromFfmpeg } from './ffmpeg-pipe.ts';
-import { defaultTools, type FfmpegTools } from './tools.ts';
+import { defaultTools, type FfmpegTools, ToolMissingError } from './tools.ts';
 
 export interface DecodedLength {
   /** Seconds of audio the decoder produced (frames / sampleRate). */
@@ -64,8 +64,7 @@ export async function measureDecodedLength(
       if (bytes < 2) throw new UndecodableAudioError('no audio could be decoded from the file', detail);
     }
   } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    if (e.code === 'ENOENT') throw new Error(`ffmpeg not found at ${tools.ffmpegPath}`);
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new ToolMissingError('ffmpeg');
     throw err;
   } finally {
     ffmpeg.stop();

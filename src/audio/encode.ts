@@ -2,7 +2,7 @@ import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { once } from 'node:events';
 import { type FfmpegExit, watchFfmpeg } from './ffmpeg-pipe.ts';
-import { defaultTools, ENGINE_CHANNELS, ENGINE_SAMPLE_RATE, type FfmpegTools } from './tools.ts';
+import { defaultTools, ENGINE_CHANNELS, ENGINE_SAMPLE_RATE, type FfmpegTools, resampleFilter } from './tools.ts';
 import type { AudioFormat } from '../domain/vocabulary.ts';
 
 export const AUDIO_CONTENT_TYPES: Record<AudioFormat, string> = {
@@ -48,7 +48,7 @@ export class AudioEncoder {
     // latency=1: without it alimiter delays the output by its 5 ms look-ahead and drops the last 5 ms.
     const chain: string[] = [];
     if (opts.outputSampleRate && opts.outputSampleRate !== sampleRate)
-      chain.push(`aresample=${opts.outputSampleRate}:resampler=soxr`);
+      chain.push(resampleFilter(tools, opts.outputSampleRate));
     if (opts.limiter !== false) chain.push('alimiter=limit=0.966:attack=5:release=50:level=disabled:latency=1');
     const filters = chain.length > 0 ? ['-af', chain.join(',')] : [];
     const args = [

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import type { FfmpegTools } from './tools.ts';
+import { type FfmpegTools, ToolMissingError } from './tools.ts';
 
 /** ffmpeg's stderr is kept up to this many characters: its first lines say what went wrong. */
 const STDERR_LIMIT = 8192;
@@ -22,7 +22,10 @@ export function watchFfmpeg(child: ChildProcess): FfmpegExit {
     if (stderr.length < STDERR_LIMIT) stderr += d.toString();
   });
   const exited = new Promise<number | null>((resolve, reject) => {
-    child.on('error', reject);
+    // Not found: the tool is missing (a 503 for a request), not a fault in this file's handling.
+    child.on('error', (err: NodeJS.ErrnoException) =>
+      reject(err.code === 'ENOENT' ? new ToolMissingError('ffmpeg') : err),
+    );
     child.on('close', (code) => resolve(code));
   });
   exited.catch(() => undefined);

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { defaultTools, type FfmpegTools } from './tools.ts';
+import { defaultTools, type FfmpegTools, ToolMissingError } from './tools.ts';
 import { scrubInternals } from '../domain/client-message.ts';
 
 const run = promisify(execFile);
@@ -32,7 +32,7 @@ export async function probeAudio(path: string, tools: FfmpegTools = defaultTools
     ));
   } catch (err) {
     const e = err as NodeJS.ErrnoException & { stderr?: string };
-    if (e.code === 'ENOENT') throw new Error(`ffprobe not found at ${tools.ffprobePath}`);
+    if (e.code === 'ENOENT') throw new ToolMissingError('ffprobe');
     // ffprobe names the file it read (our temp path) at the start of its message: only the reason is kept.
     const reason = (e.stderr ?? e.message).trim().split('\n', 1)[0]!.replaceAll(path, 'input');
     throw new UnsupportedAudioError(`not a readable audio file: ${scrubInternals(reason)}`);

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { loadConfig } from '../config.ts';
+import { withChosenFfmpeg } from './tool-check.ts';
 import { analyzeAudioDetailed } from '../analysis/analyze-audio.ts';
 import { parseCommandArgs, UsageError } from './args.ts';
 
@@ -33,7 +34,7 @@ export async function run(args: string[]): Promise<number> {
   const files = [mixPath, values.drums, values.bass, ...(values.harmonic ?? [])].filter((f): f is string => !!f);
   for (const f of files) if (!existsSync(f)) throw new UsageError(`no such file: ${f}`);
 
-  const config = loadConfig();
+  const config = await withChosenFfmpeg(loadConfig());
   const result = await analyzeAudioDetailed({
     mixPath,
     drumsPath: values.drums,

@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { AudioFormat } from '../domain/vocabulary.ts';
 import { loadConfig } from '../config.ts';
+import { withChosenFfmpeg } from './tool-check.ts';
 import { DenoiseEngine } from '../denoise/engine.ts';
 import { DFN3_FILES, DFN3_SPEC } from '../denoise/model-files.ts';
 import { parseCommandArgs, UsageError } from './args.ts';
@@ -33,7 +34,7 @@ export async function run(args: string[]): Promise<number> {
   if (!existsSync(input) || !statSync(input).isFile()) throw new Error(`input not found: ${input}`);
   if (!existsSync(dirname(output))) throw new Error(`output folder does not exist: ${dirname(output)}`);
 
-  const config = loadConfig();
+  const config = await withChosenFfmpeg(loadConfig());
   const modelDir = resolve(values['model-dir'] ?? join(config.modelsDir, DFN3_SPEC.name));
   const missing = Object.keys(DFN3_FILES).filter((f) => !existsSync(join(modelDir, f)));
   if (missing.length > 0) {

@@ -1,6 +1,7 @@
 import { basename, extname, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import { loadConfig } from '../config.ts';
+import { withChosenFfmpeg } from './tool-check.ts';
 import { parseCommandArgs, UsageError } from './args.ts';
 import { ProgressBar } from './progress.ts';
 import { SeparationEngine } from '../separation/engine.ts';
@@ -55,7 +56,7 @@ export async function run(args: string[]): Promise<number> {
   const input = resolve(inputArg);
   if (!existsSync(input)) throw new Error(`input not found: ${input}`);
 
-  const config = loadConfig();
+  const config = await withChosenFfmpeg(loadConfig());
   const model = separationModelFor(outputType).name;
   const engine = new SeparationEngine({
     modelsDir: config.modelsDir,

@@ -6,6 +6,8 @@ import { bootstrapLocalAccount } from '../bootstrap.ts';
 import { parseCommandArgs } from './args.ts';
 import { startRuntime } from './start-runtime.ts';
 import { exitOnStopSignals } from './shutdown.ts';
+import { checkTools } from './tool-check.ts';
+import { isModelInstalled } from '../models/resolve.ts';
 
 const USAGE = 'stemforge serve [--no-workers]';
 
@@ -17,7 +19,13 @@ const USAGE = 'stemforge serve [--no-workers]';
  */
 export async function run(args: string[]): Promise<void> {
   const { values } = parseCommandArgs(args, { 'no-workers': { type: 'boolean' } }, USAGE);
-  const config = loadConfig();
+  const runsJobs = !values['no-workers'];
+  const loaded = loadConfig();
+  const tools = await checkTools(loaded, {
+    ytdlp: true,
+    hasModel: runsJobs ? (name) => isModelInstalled(name, { modelsDir: loaded.modelsDir }) : undefined,
+  });
+  const config = tools.config;
   const { rt, lock, sweeper, abandon } = await startRuntime(config);
   const app = buildApp(rt);
   try {
@@ -33,7 +41,9 @@ export async function run(args: string[]): Promise<void> {
     const banner = await bootstrapLocalAccount(rt);
     if (banner) process.stdout.write(`${banner}\n`);
   }
-  const workers = values['no-workers'] ? null : await startWorkersIfAvailable(rt);
+  process.stdout.write(`${(await tools.lines).join('\n')}\n`);
+  // Without ffmpeg no job could run: jobs wait, queued, for a start that has one.
+  const workers = runsJobs && !config.ffmpeg.unavailable ? await startWorkersIfAvailable(rt) : null;
   process.stdout.write(
     `Stemforge listening on ${config.publicUrl} (dashboard ${config.publicUrl}/, API ${config.publicUrl}/v1, docs ${config.publicUrl}/docs)\n`,
   );

@@ -2,7 +2,7 @@
  * The one error catalog. Every error the API answers is a code from this table with its HTTP
  * status and default message; `src/http/error-handler.ts` maps it to the contract's body
  * `{"error": {"code", "message"}}`. Codes marked "contract" are named by the API specification;
- * the others are Stemforge's choices for what the specification leaves open (see README, "Errors").
+ * the others are Stemforge's choices for what the specification leaves open (see docs/errors.md).
  */
 export const errorCatalog = {
   // contract
@@ -84,7 +84,7 @@ export const errorCatalog = {
     status: 403,
     message: 'The request lacks a valid X-CSRF-Token header or comes from another site; reload the page.',
   },
-  // admin API (README, "Operating an instance")
+  // admin API (docs/admin.md)
   ADMIN_REQUIRED: { status: 403, message: 'This route is for admin accounts only.' },
   ACCOUNT_DISABLED: { status: 403, message: 'This account has been disabled by an admin.' },
   ACCOUNT_NOT_FOUND: { status: 404, message: 'Account not found.' },

@@ -85,7 +85,7 @@ export function buildApi(rt: Runtime, opts: ApiOptions = {}): FastifyInstance {
     trustProxy: trustProxyOption(rt.config.trustProxy),
     clientErrorHandler: answerClientError,
     // A slow or stalled client cannot hold a connection: the whole request must arrive within
-    // requestTimeout, and a socket silent either way for idleTimeout is closed (README, "Timeouts").
+    // requestTimeout, and a socket silent either way for idleTimeout is closed (docs/configuration.md).
     requestTimeout: requestTimeoutMs,
     connectionTimeout: idleTimeoutMs,
     keepAliveTimeout: keepAliveTimeoutMs,

@@ -4,6 +4,8 @@ import { DEPENDENCY_LABELS, DependencyUnavailableError } from '../domain/depende
 import { BlobNotFoundError } from '../storage/errors.ts';
 import { KeyLimitError, MAX_ACTIVE_KEYS } from '../store/api-keys.ts';
 import { EmailTakenError } from '../store/accounts.ts';
+import { ToolMissingError } from '../audio/tools.ts';
+import { toolMissingError } from '../domain/tool-missing.ts';
 import { MAX_WEBHOOKS_PER_ACCOUNT, WebhookLimitError } from '../store/webhooks.ts';
 
 type ErrorClass<E> = abstract new (...args: never[]) => E;
@@ -63,6 +65,8 @@ const DOMAIN_ERRORS: readonly Entry<Error>[] = [
         { 'Retry-After': String(DEPENDENCY_RETRY_AFTER_SECONDS) },
       ),
   }),
+  // ffmpeg or ffprobe is not installed: the server cannot take audio now, which is not the client's fault.
+  entry({ error: ToolMissingError, answer: (e) => toolMissingError(e.tool), log: (e) => e.message }),
   // A response that does not match its schema is our bug, not the client's.
   entry({ error: ZodError, answer: () => new ApiError('INTERNAL_ERROR'), log: () => 'response failed its schema' }),
 ];

@@ -152,7 +152,7 @@ export function buildOpenApi(routes: AnyRoute[], serverUrl: string, version: str
       title: 'Stemforge API',
       version,
       description:
-        'Stem separation and voice cleaning. Errors answer `{"error":{"code","message"}}`; see the README for the error codes.',
+        'Stem separation and voice cleaning. Errors answer `{"error":{"code","message"}}`; docs/errors.md lists the error codes.',
     },
     servers: [{ url: serverUrl }],
     components: {

@@ -42,7 +42,7 @@ const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 3
 /** Stages and jobs: seconds (a short clip's denoise) to hours (a long separation on a CPU). */
 const JOB_BUCKETS = [0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 21600];
 const WAIT_BUCKETS = [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1800, 3600];
-/** Real-time factors seen here: 0.4-0.6 on 2 vCPUs (README, "Performance"), far lower on a GPU. */
+/** Real-time factors seen here: 0.4-0.6 on 2 vCPUs (docs/performance.md), far lower on a GPU. */
 const RTF_BUCKETS = [0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1, 1.5, 2, 3, 5, 10];
 
 export function createMetrics(opts: MetricsOptions): Metrics {

@@ -1,4 +1,5 @@
 import type { UploadDeps } from './deps.ts';
+import { requireFfmpeg } from '../domain/tool-missing.ts';
 import { ApiError } from '../domain/errors.ts';
 import { probeAudio, UnsupportedAudioError } from '../audio/probe.ts';
 import { countingRate, measureDecodedLength, UndecodableAudioError } from '../audio/decoded-length.ts';
@@ -28,6 +29,7 @@ export async function measureAudioOrReject(
   path: string,
   opts: { maxSeconds?: number; signal?: AbortSignal } = {},
 ): Promise<MeasuredAudio> {
+  requireFfmpeg(deps.config);
   let probe: Awaited<ReturnType<typeof probeAudio>>;
   try {
     probe = await probeAudio(path, deps.config.ffmpeg);

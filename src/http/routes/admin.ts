@@ -27,7 +27,7 @@ import type { Runtime } from '../../runtime.ts';
 const base = { tag: 'Admin', auth: 'apiKey' as const, admin: true };
 
 /**
- * The operator's admin API (README, "Operating an instance"): accounts, credits, keys and usage
+ * The operator's admin API (docs/admin.md): accounts, credits, keys and usage
  * over HTTP, for an operator whose own backend sells access. Also under /api/v1/admin.
  */
 export function adminRoutes(rt: Runtime) {

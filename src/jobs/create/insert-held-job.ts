@@ -11,6 +11,7 @@ import { ApiError } from '../../domain/errors.ts';
 import { assertPublicUrl } from '../../net/address-guard.ts';
 import { tierLabel } from '../../metrics/labels.ts';
 import { safeError } from '../../queue/log-swallowed.ts';
+import { requireFfmpeg } from '../../domain/tool-missing.ts';
 
 interface NewJobFields {
   id: string;
@@ -48,6 +49,8 @@ export async function insertHeldJob<T>(
   created: (callbackSecret: string | undefined) => T,
   idempotent?: IdempotentAnswer,
 ): Promise<T> {
+  // Embedded, this process runs the job: without ffmpeg it never could (a scale-out API leaves that to the workers).
+  if (deps.config.deployment.mode === 'embedded') requireFfmpeg(deps.config);
   // Refused up front with a clear 400, like a webhook; the sender re-checks at connect time.
   if (job.callbackUrl) await assertPublicUrl(job.callbackUrl, { allowPrivate: deps.config.allowPrivateUrls });
   // The queue must take the job before anything is held or stored: with Redis away this answers 503
