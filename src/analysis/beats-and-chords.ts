@@ -45,7 +45,7 @@ export interface RhythmFeatures {
 }
 
 /** Weight of the body band's novelty beside the whole band's in the beat tracker's score. */
-const BODY_WEIGHT = 0.5;
+const BODY_WEIGHT = 1;
 
 /**
  * An onset frame's flux compares the window starting at frame × hop with the one before it: an

@@ -20,7 +20,7 @@ export interface BeatTrack {
   confidence: number;
 }
 
-const DEFAULTS: Required<BeatOptions> = { tightness: 100 };
+const DEFAULTS: Required<BeatOptions> = { tightness: 300 };
 
 /**
  * Beats of an onset envelope at a known tempo. The novelty is the envelope high-passed and

@@ -1,5 +1,6 @@
 import type { StemName } from '../separation/stems.ts';
 import type { OutputTypeValue } from '../domain/vocabulary.ts';
+import type { BeatsAndChords } from '../analysis/beats-and-chords.ts';
 
 export type EngineFormat = 'mp3' | 'wav' | 'flac';
 
@@ -34,6 +35,8 @@ export interface AnalyzeResult {
   key: string | null;
   tempoConfidence?: number | null;
   keyConfidence?: number | null;
+  /** Beats, downbeats and chords; absent from an engine that does not find them. */
+  detail?: BeatsAndChords;
 }
 
 export interface AnalyzeRequest {

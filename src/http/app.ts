@@ -19,6 +19,7 @@ import { denoiseJobRoutes } from './denoise-jobs.ts';
 import { cancelRoutes } from './cancel-routes.ts';
 import { healthRoutes } from './health.ts';
 import { jobRoutes } from './jobs.ts';
+import { jobAnalysisRoutes } from './job-analysis.ts';
 import { mediaJobRoutes } from './media-jobs.ts';
 import { webhookRoutes } from './webhooks.ts';
 import { adminRoutes } from './admin.ts';
@@ -131,6 +132,7 @@ export function buildApi(rt: Runtime, opts: ApiOptions = {}): FastifyInstance {
     ...balanceRoutes(rt),
     ...uploadGrantRoutes(rt),
     ...jobRoutes(rt),
+    ...jobAnalysisRoutes(rt),
     ...mediaJobRoutes(rt),
     ...denoiseJobRoutes(rt),
     ...cancelRoutes(rt),
