@@ -62,8 +62,18 @@ function chromaFrameSeconds(i: number, sampleRate: number): number {
 }
 
 export function readBeatsAndChords(f: RhythmFeatures): BeatsAndChords {
-  const chroma = f.chromaFrames.map((h) => (h ? normalise(foldChroma(h, f.tuning)) : null));
-  const bass = f.bassFrames.map((h) => (h ? normalise(foldChroma(h, f.tuning)) : null));
+  // Every frame of the input, silent ones (which held no peak) and those after the last sound too.
+  const frameCount = Math.max(
+    f.chromaFrames.length,
+    Math.floor((f.seconds * f.sampleRate - CHROMA_FRAME) / CHROMA_HOP) + 1,
+  );
+  const fold = (frames: (Float64Array | null)[]) =>
+    Array.from({ length: frameCount }, (_, i) => {
+      const h = frames[i];
+      return h ? normalise(foldChroma(h, f.tuning)) : null;
+    });
+  const chroma = fold(f.chromaFrames);
+  const bass = fold(f.bassFrames);
   const zero = new Float64Array(12);
   const segments = recogniseChords(
     chroma.map((c) => c ?? zero),

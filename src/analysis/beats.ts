@@ -28,7 +28,7 @@ const DEFAULTS: Required<BeatOptions> = { tightness: 300 };
  * the best chain of beats maximises the scores at the beats less tightness × log(gap / period)²
  * per gap (Ellis 2007, "Beat tracking by dynamic programming"), the period taken from the local
  * tempo around each frame (local-tempo.ts) rather than one global value. The chain ends at the
- * last strong local maximum of the cumulative score; weak beats at either end (onsets below half
+ * best cumulative score of the last period (lastBeat); weak beats at either end (onsets below half
  * the beats' RMS: silence, a fade) are dropped, as librosa does.
  */
 export function trackBeats(
@@ -63,22 +63,22 @@ export function trackBeats(
     back[t] = arg >= 0 && best > 0 ? arg : -1;
   }
   const beats: number[] = [];
-  for (let t = lastBeat(cum); t >= 0; t = back[t]!) beats.push(t);
+  for (let t = lastBeat(cum, periods[n - 1]!); t >= 0; t = back[t]!) beats.push(t);
   beats.reverse();
   const trimmed = trim(beats, local);
   if (trimmed.length < 2) return null;
   return { frames: trimmed.map((b) => refinePeak(local, b)), confidence: beatClarity(local, trimmed) };
 }
 
-/** The last local maximum of the cumulative score above half the median of those maxima. */
-function lastBeat(cum: Float64Array): number {
-  const maxima: number[] = [];
-  for (let t = 1; t < cum.length - 1; t++) if (cum[t]! > cum[t - 1]! && cum[t]! >= cum[t + 1]!) maxima.push(t);
-  if (maxima.length === 0) return cum.length - 1;
-  const values = maxima.map((t) => cum[t]!).sort((a, b) => a - b);
-  const threshold = 0.5 * values[Math.floor(values.length / 2)]!;
-  for (let i = maxima.length - 1; i >= 0; i--) if (cum[maxima[i]!]! > threshold) return maxima[i]!;
-  return maxima.at(-1) ?? cum.length - 1;
+/**
+ * The chain's end: the best cumulative score within the last beat period. Every later frame is
+ * an earlier beat's chain plus a penalised gap, so the true last beat outscores them, where the
+ * last local maximum (Ellis's choice) can be an off-beat frame in the fade that bends the last beats.
+ */
+function lastBeat(cum: Float64Array, period: number): number {
+  let best = cum.length - 1;
+  for (let t = Math.max(0, Math.floor(cum.length - period)); t < cum.length; t++) if (cum[t]! > cum[best]!) best = t;
+  return best;
 }
 
 /** Drops beats at either end whose onset strength is below half the RMS over the beats. */

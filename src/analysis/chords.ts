@@ -2,9 +2,9 @@
 import { chordName } from './key-names.ts';
 
 export interface ChordOptions {
-  /** Score of "no chord" per frame, in cosine-similarity units: a frame whose best chord scores less reads N. */
+  /** Score of "no chord" per frame, in correlation units: a frame whose best chord scores less reads N. */
   noChord?: number;
-  /** Cost of a chord change, in cosine-similarity units: short flickers cost more than they gain. */
+  /** Cost of a chord change, in correlation units: short flickers cost more than they gain. */
   changeCost?: number;
   /** Weight of the bass's agreement with a chord's root (0 = the bass is not read). */
   bassWeight?: number;
@@ -22,7 +22,7 @@ export interface ChordSegment {
 }
 
 /** Chosen on the chord development set (bench/analyze-beats.ts --chords, docs/analysis.md). */
-export const CHORD_DEFAULTS: Required<ChordOptions> = { noChord: 0.5, changeCost: 0.25, bassWeight: 0.15 };
+export const CHORD_DEFAULTS: Required<ChordOptions> = { noChord: 0.3, changeCost: 0.5, bassWeight: 0.3 };
 
 /** Weights of a note's first six partials in the chroma (it sums every peak up to 5 kHz). */
 const PARTIAL_DECAY = 0.6;
@@ -37,7 +37,8 @@ const N_STATE = 24;
  * Chord templates (Fujishima 1999's pattern matching, with the partials of each note added as
  * Gómez 2006 does for key profiles, so that a C major triad's template also holds the B and D that
  * its notes' upper partials put in the chroma), scored by cosine similarity with each frame's
- * 12-bin chroma. A Viterbi pass over the frames pays `changeCost` per change, so chords hold across
+ * 12-bin chroma (both centred: a Pearson correlation, so that a flat chroma, noise or drums,
+ * scores 0 with every chord and reads N). A Viterbi pass over the frames pays `changeCost` per change, so chords hold across
  * passing notes (the HMM smoothing of Sheh & Ellis 2003 with one self-transition weight).
  */
 export function recogniseChords(
@@ -52,7 +53,7 @@ export function recogniseChords(
   const scores: Float64Array[] = [];
   for (let t = 0; t < n; t++) {
     const s = new Float64Array(STATES);
-    const x = chroma[t]!;
+    const x = centred(chroma[t]!);
     const norm = Math.hypot(...x);
     const b = bass?.[t];
     const bassMax = b ? Math.max(...b) : 0;
@@ -80,7 +81,14 @@ export function recogniseChords(
     }
     const root = state === N_STATE ? null : state % 12;
     const minor = state >= 12 && state < N_STATE;
-    segments.push({ start: t, end: t + 1, chord: root === null ? 'N' : chordName(root, minor), root, minor, confidence: p });
+    segments.push({
+      start: t,
+      end: t + 1,
+      chord: root === null ? 'N' : chordName(root, minor),
+      root,
+      minor,
+      confidence: p,
+    });
   }
   for (const s of segments) s.confidence /= s.end - s.start;
   return segments;
@@ -130,7 +138,12 @@ function softmaxShare(s: Float64Array, state: number): number {
   return Math.exp(CONFIDENCE_BETA * (s[state]! - max)) / sum;
 }
 
-/** 24 unit-length templates: 12 major triads from C, then 12 minor. */
+function centred(x: Float64Array): Float64Array {
+  const mean = x.reduce((a, b) => a + b, 0) / x.length;
+  return x.map((v) => v - mean);
+}
+
+/** 24 unit-length, zero-mean templates: 12 major triads from C, then 12 minor. */
 export function chordTemplates(): Float64Array[] {
   const out: Float64Array[] = [];
   for (const third of [4, 3]) {
@@ -142,8 +155,9 @@ export function chordTemplates(): Float64Array[] {
           t[pc]! += PARTIAL_DECAY ** (h - 1);
         }
       }
-      const norm = Math.hypot(...t);
-      out.push(t.map((v) => v / norm));
+      const c = centred(t);
+      const norm = Math.hypot(...c);
+      out.push(c.map((v) => v / norm));
     }
   }
   return out;

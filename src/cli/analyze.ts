@@ -65,7 +65,8 @@ export async function run(args: string[]): Promise<number> {
       ? `${result.beats.length} beats, ${result.beatsPerBar} a bar, first downbeat at ${result.downbeats[0] ?? result.beats[0]} s`
       : 'none found';
     const chords = result.chords.filter((c) => c.chord !== 'N').map((c) => c.chord);
-    const shown = chords.length > 16 ? `${chords.slice(0, 16).join(' ')} ... (${chords.length} in all)` : chords.join(' ');
+    const shown =
+      chords.length > 16 ? `${chords.slice(0, 16).join(' ')} ... (${chords.length} in all)` : chords.join(' ');
     process.stdout.write(`BPM     ${bpm}\nKey     ${key}\nBeats   ${beats}\nChords  ${shown || 'none found'}\n`);
   }
   return 0;

@@ -27,10 +27,7 @@ export const JobAnalysis = z
     keyConfidence: z.number().min(0).max(1).nullable(),
     beatsPerBar: z.number().int().nullable().meta({ description: '3 or 4; null without beats.' }),
     beats: z.array(z.number()).nullable().meta({ description: 'Beat times in seconds (3 decimals).' }),
-    downbeats: z
-      .array(z.number())
-      .nullable()
-      .meta({ description: 'The beats that start a bar: a subset of beats.' }),
+    downbeats: z.array(z.number()).nullable().meta({ description: 'The beats that start a bar: a subset of beats.' }),
     beatConfidence: z.number().min(0).max(1).nullable(),
     chords: z.array(ChordSegment).nullable(),
   })

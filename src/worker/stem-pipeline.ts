@@ -133,7 +133,12 @@ async function separateInput(
     };
   }
   if (analysis?.detail) await storeJobAnalysis(deps.store, job.id, analysis.detail);
-  return { type: 'completed', outputs, audioMetadata: analysis?.metadata ?? null, chargeSeconds: job.credits_required ?? input.billedSeconds };
+  return {
+    type: 'completed',
+    outputs,
+    audioMetadata: analysis?.metadata ?? null,
+    chargeSeconds: job.credits_required ?? input.billedSeconds,
+  };
 }
 
 interface SeparationInput {
