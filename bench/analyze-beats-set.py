@@ -10,7 +10,7 @@ Every label is exact: it is read from the score the audio was rendered from, nev
     denominator; 6/8, 9/8, 12/8 beat in dotted quarters), kept from the first note to the last
     note's end. `dev` (tuning): freedink-data and planetblupi-music-midi; `test` (held out):
     openttd-openmsx, 31 pieces by several composers (blues, boogie, waltzes, marches, ballads).
-  * `rubato`: the test pieces again with a tempo that breathes: every beat gets its own tempo,
+  * `rubato` (and `rubato-dev`): the test (and dev) pieces again with a tempo that breathes: every beat gets its own tempo,
     the file's times 1 + 0.12 sin(2 pi beat / 16) + 0.06 sin(2 pi beat / 7), and a ritardando to
     0.75 of the tempo over each piece's last 8 beats; beats follow the new tempo map.
   * `chords`: the ABC tunes of abcmidi's and abcm2ps's examples that carry chord symbols, played
@@ -301,7 +301,7 @@ def split_abc(path, out_dir):
 
 
 def build_midi_sets(share):
-    sets = {'dev': [], 'test': [], 'rubato': []}
+    sets = {'dev': [], 'test': [], 'rubato': [], 'rubato-dev': []}
     sources = {
         'dev': sorted(glob.glob(os.path.join(share, 'freedink-data', '**', '*.mid'), recursive=True))
         + sorted(glob.glob(os.path.join(share, 'planetblupi-music-midi', '**', '*.mid'), recursive=True)),
@@ -315,13 +315,13 @@ def build_midi_sets(share):
             if e:
                 sets[split].append(e)
                 print(split, json.dumps({k: e[k] for k in ('name', 'meter', 'bpm', 'tempoChanges')}), flush=True)
-            if split == 'test':
-                os.makedirs(os.path.join(DIR, 'rubato', 'midi'), exist_ok=True)
-                rf = os.path.join(DIR, 'rubato', 'midi', name + '.mid')
-                rubato(f, rf)
-                e = label_midi(rf, name + '-rubato', os.path.relpath(f, share), os.path.join(DIR, 'rubato'))
-                if e:
-                    sets['rubato'].append(e)
+            rset = 'rubato' if split == 'test' else 'rubato-dev'
+            os.makedirs(os.path.join(DIR, rset, 'midi'), exist_ok=True)
+            rf = os.path.join(DIR, rset, 'midi', name + '.mid')
+            rubato(f, rf)
+            e = label_midi(rf, name + '-rubato', os.path.relpath(f, share), os.path.join(DIR, rset))
+            if e:
+                sets[rset].append(e)
     return sets
 
 

@@ -1,8 +1,8 @@
 // Beat tracking by dynamic programming (Ellis 2007), over the onset envelope the tempo was found on,
 // with a local tempo so that rubato and tempo changes are followed.
-import { localPeriods } from './local-tempo.ts';
+import { type LocalTempoOptions, localPeriods } from './local-tempo.ts';
 
-export interface BeatOptions {
+export interface BeatOptions extends LocalTempoOptions {
   /**
    * How strongly a beat interval is held to the local period: the DP's transition cost is
    * tightness × log(interval / period)² (Ellis 2007; librosa's default is 100).
@@ -20,7 +20,7 @@ export interface BeatTrack {
   confidence: number;
 }
 
-const DEFAULTS: Required<BeatOptions> = { tightness: 300 };
+const DEFAULTS: Required<Pick<BeatOptions, 'tightness'>> = { tightness: 300 };
 
 /**
  * Beats of an onset envelope at a known tempo. The novelty is the envelope high-passed and
@@ -37,12 +37,12 @@ export function trackBeats(
   bpm: number,
   options: BeatOptions = {},
 ): BeatTrack | null {
-  const { tightness } = { ...DEFAULTS, ...options };
+  const { tightness, ...localTempo } = { ...DEFAULTS, ...options };
   const n = novelty.length;
   const period = (60 * frameRate) / bpm;
   if (n < 2 * period) return null;
   const local = smooth(novelty, period / 32);
-  const periods = localPeriods(novelty, frameRate, bpm);
+  const periods = localPeriods(novelty, frameRate, bpm, localTempo);
   const cum = new Float64Array(n);
   const back = new Int32Array(n).fill(-1);
   for (let t = 0; t < n; t++) {

@@ -2,16 +2,21 @@
 // the global tempo, which the beat tracker would otherwise force on the whole piece.
 import { dftMagnitude } from './tempogram.ts';
 
-/** Window of the local estimate: four to sixteen beats, long enough to resolve ±2 % of tempo. */
-const WINDOW_SECONDS = 8;
+export interface LocalTempoOptions {
+  /** Window of the local estimate (seconds). */
+  windowSeconds?: number;
+  /** Median over this many windows (one a second): one odd window does not bend the beat. */
+  medianWindows?: number;
+  /** Width of the log-normal pull towards the global tempo (octaves): a window of fills does not jump a level. */
+  pullOctaves?: number;
+}
+
+export const LOCAL_TEMPO_DEFAULTS: Required<LocalTempoOptions> = { windowSeconds: 8, medianWindows: 5, pullOctaves: 0.12 };
+
 const HOP_SECONDS = 1;
 /** Candidates from 0.8 to 1.25 times the global tempo in steps of 1/48 octave. */
 const SPAN_STEPS = 15;
 const STEPS_PER_OCTAVE = 48;
-/** A log-normal pull towards the global tempo (in octaves): a window of fills does not jump a level. */
-const PULL_OCTAVES = 0.12;
-/** Median over this many windows: one odd window does not bend the beat. */
-const MEDIAN_WINDOWS = 5;
 
 /**
  * Beat period (frames) at every frame: per 8 s window (hop 1 s), the tempo within -20 %..+25 %
@@ -19,10 +24,16 @@ const MEDIAN_WINDOWS = 5;
  * global estimate (tempogram.ts) and weighted by a pull towards the global tempo, is highest;
  * median-filtered over five windows and interpolated between window centres.
  */
-export function localPeriods(novelty: Float32Array, frameRate: number, bpm: number): Float64Array {
+export function localPeriods(
+  novelty: Float32Array,
+  frameRate: number,
+  bpm: number,
+  options: LocalTempoOptions = {},
+): Float64Array {
+  const { windowSeconds, medianWindows, pullOctaves } = { ...LOCAL_TEMPO_DEFAULTS, ...options };
   const n = novelty.length;
   const out = new Float64Array(n).fill((60 * frameRate) / bpm);
-  const win = Math.round(WINDOW_SECONDS * frameRate);
+  const win = Math.round(windowSeconds * frameRate);
   if (n < win * 1.5) return out;
   const hop = Math.round(HOP_SECONDS * frameRate);
   const w = new Float64Array(win);
@@ -41,7 +52,7 @@ export function localPeriods(novelty: Float32Array, frameRate: number, bpm: numb
       const b = bpm * 2 ** (k / STEPS_PER_OCTAVE);
       let s = 0;
       for (let h = 1; h <= 4; h++) s += dftMagnitude(seg, (2 * Math.PI * h * b) / 60 / frameRate);
-      s *= Math.exp(-0.5 * (k / STEPS_PER_OCTAVE / PULL_OCTAVES) ** 2);
+      s *= Math.exp(-0.5 * (k / STEPS_PER_OCTAVE / pullOctaves) ** 2);
       if (s > bestScore) {
         bestScore = s;
         best = b;
@@ -50,7 +61,7 @@ export function localPeriods(novelty: Float32Array, frameRate: number, bpm: numb
     centres.push(start + win / 2);
     tempi.push(best);
   }
-  const half = MEDIAN_WINDOWS >> 1;
+  const half = medianWindows >> 1;
   const smoothed = tempi.map((_, i) => median(tempi.slice(Math.max(0, i - half), i + half + 1)));
   for (let t = 0; t < n; t++) {
     let j = 0;
