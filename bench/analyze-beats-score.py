@@ -3,9 +3,9 @@
     {"set": NAME, "items": [{"name", "meter", "ref": {beats, downbeats, bpm, chords?},
                              "est": {beats, downbeats, beatsPerBar, bpm, chords}}]}
 Beats: mir_eval.beat.f_measure (70 ms window; mir_eval trims beats before 5 s from both sides) at
-the annotated level, and the best of the annotated level, its double (a beat between each two) and
-its halves (every other beat, either phase), the "annotated or half level" of the issue: a tracker
-that taps every other beat, or twice per beat, scores there. Downbeats: the same F-measure on the
+the annotated level; the best of it and its halves (every other beat, either phase: a tracker at
+half the tempo), the issue's "annotated or half level"; and the best of those and the double (a beat
+between each two: a tracker at twice the tempo). Downbeats: the same F-measure on the
 downbeats alone. Spacing: the median estimated beat period against the label's, within 4 %
 (Acc1) and up to x2, 1/2, x3/2, x2/3 (the metrical levels). Chords: mir_eval.chord.majmin over
 duration (the reference's "X" segments are left out), and the share of time with the root right.
@@ -24,10 +24,12 @@ def f(ref, est):
     return float(mir_eval.beat.f_measure(ref, est, 0.07))
 
 
-def levels(ref):
+def levels(ref, double=True):
+    """The annotated beats, every other one (either phase: a tracker at half the tempo) and, with
+    `double`, the beats with one between each two (a tracker at twice the tempo)."""
     ref = np.array(ref, float)
     mids = (ref[:-1] + ref[1:]) / 2
-    return [ref, np.sort(np.concatenate([ref, mids])), ref[::2], ref[1::2]]
+    return [ref, ref[::2], ref[1::2]] + ([np.sort(np.concatenate([ref, mids]))] if double else [])
 
 
 def chord_label(name):
@@ -63,8 +65,11 @@ def main():
         row = {'name': it['name'], 'meter': it.get('meter')}
         if ref.get('beats'):
             row['f'] = f(ref['beats'], est['beats'])
+            row['fHalf'] = max((f(r, est['beats']) or 0) for r in levels(ref['beats'], double=False))
             row['fAny'] = max((f(r, est['beats']) or 0) for r in levels(ref['beats']))
             row['fDown'] = f(ref['downbeats'], est['downbeats']) if len(ref['downbeats']) > 2 else None
+            # downbeats where the beats themselves are right: the bar phase's own error
+            row['fDownOk'] = row['fDown'] if row['f'] is not None and row['f'] >= 0.8 else None
             row['acc1'] = spacing_ok(ref['bpm'], est['beats'], (1,))
             row['acc2'] = spacing_ok(ref['bpm'], est['beats'], (1, 2, 0.5, 1.5, 2 / 3))
             row['bpb'] = est.get('beatsPerBar')
@@ -77,10 +82,14 @@ def main():
         if r.get('meter'):
             groups.setdefault(f"meter {r['meter']}", []).append(r)
     print(f"mir_eval {mir_eval.__version__}, set {data['set']}")
-    print(f"{'group':<14} {'n':>3} {'F beat':>7} {'F any lvl':>9} {'F down':>7} {'Acc1':>6} {'Acc2':>6} {'majmin':>7} {'root':>6}")
+    print(f"{'group':<14} {'n':>3} {'F beat':>7} {'F +half':>7} {'F +dbl':>7} {'F down':>7} {'(F>=.8)':>7} "
+          f"{'Acc1':>6} {'Acc2':>6} {'majmin':>7} {'root':>6}")
     for g, rs in groups.items():
-        print(f"{g:<14} {len(rs):>3} {mean('f', rs):>7.3f} {mean('fAny', rs):>9.3f} {mean('fDown', rs):>7.3f} "
+        print(f"{g:<14} {len(rs):>3} {mean('f', rs):>7.3f} {mean('fHalf', rs):>7.3f} {mean('fAny', rs):>7.3f} "
+              f"{mean('fDown', rs):>7.3f} {mean('fDownOk', rs):>7.3f} "
               f"{mean('acc1', rs):>6.3f} {mean('acc2', rs):>6.3f} {mean('majmin', rs):>7.3f} {mean('root', rs):>6.3f}")
+    print('F beat: annotated level; F +half: also every other beat (a tracker at half tempo); F +dbl: also a beat '
+          'between each two (twice the tempo); F down (F>=.8): downbeats on pieces whose beats score F >= 0.8')
     if '--list' in sys.argv:
         for r in rows:
             print('  ' + ' '.join(f'{k}={v:.3f}' if isinstance(v, float) else f'{k}={v}' for k, v in r.items()))

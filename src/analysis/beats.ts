@@ -20,7 +20,7 @@ export interface BeatTrack {
   confidence: number;
 }
 
-const DEFAULTS: Required<Pick<BeatOptions, 'tightness'>> = { tightness: 300 };
+const DEFAULTS: Required<Pick<BeatOptions, 'tightness'>> = { tightness: 100 };
 
 /**
  * Beats of an onset envelope at a known tempo. The novelty is the envelope high-passed and

@@ -11,7 +11,7 @@ export interface LocalTempoOptions {
   pullOctaves?: number;
 }
 
-export const LOCAL_TEMPO_DEFAULTS: Required<LocalTempoOptions> = { windowSeconds: 8, medianWindows: 5, pullOctaves: 0.12 };
+export const LOCAL_TEMPO_DEFAULTS: Required<LocalTempoOptions> = { windowSeconds: 8, medianWindows: 1, pullOctaves: 0.12 };
 
 const HOP_SECONDS = 1;
 /** Candidates from 0.8 to 1.25 times the global tempo in steps of 1/48 octave. */
