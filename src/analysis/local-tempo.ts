@@ -11,7 +11,16 @@ export interface LocalTempoOptions {
   pullOctaves?: number;
 }
 
-export const LOCAL_TEMPO_DEFAULTS: Required<LocalTempoOptions> = { windowSeconds: 8, medianWindows: 1, pullOctaves: 0.12 };
+/**
+ * Chosen with the tracker's tightness on the steady and rubato development sets together
+ * (bench/analyze-beats.ts; docs/analysis.md, "Beats, downbeats and chords"): 4 s windows and a
+ * five-window median measured no better there.
+ */
+export const LOCAL_TEMPO_DEFAULTS: Required<LocalTempoOptions> = {
+  windowSeconds: 8,
+  medianWindows: 1,
+  pullOctaves: 0.12,
+};
 
 const HOP_SECONDS = 1;
 /** Candidates from 0.8 to 1.25 times the global tempo in steps of 1/48 octave. */
@@ -19,10 +28,10 @@ const SPAN_STEPS = 15;
 const STEPS_PER_OCTAVE = 48;
 
 /**
- * Beat period (frames) at every frame: per 8 s window (hop 1 s), the tempo within -20 %..+25 %
+ * Beat period (frames) at every frame: per window (8 s, hop 1 s), the tempo within -20 %..+25 %
  * of the global one whose Fourier tempogram magnitude, summed over four harmonics as in the
  * global estimate (tempogram.ts) and weighted by a pull towards the global tempo, is highest;
- * median-filtered over five windows and interpolated between window centres.
+ * median-filtered over `medianWindows` windows and interpolated between window centres.
  */
 export function localPeriods(
   novelty: Float32Array,
