@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Builds labelled beat, downbeat and chord sets from Debian packages (bench only, never product).
 
-    python3 bench/analyze-beats-set.py DIR     # needs apt-get, fluidsynth + fluid-soundfont-gm, abcmidi, mido
+    python3 bench/analyze-beats-set.py DIR     # needs apt-get, fluidsynth + fluid-soundfont-gm, abcmidi, mma, mido
     node bin/run-ts.mjs bench/analyze-beats.ts --set DIR/test --python PY    # scores one set
 
 Every label is exact: it is read from the score the audio was rendered from, never from audio.
@@ -18,6 +18,12 @@ Every label is exact: it is read from the score the audio was rendered from, nev
     say); the label is the chord the accompaniment's notes spell (root + major or minor triad:
     "C", "Am"; a seventh keeps its triad; dim/aug/sus become "X", which mir_eval's majmin leaves
     out), from one chord onset to the next. Split by tune into `chords-dev` and `chords-test`.
+  * `meter` (held out, never tuned on): 3/4 and swing from MMA (Musical MIDI Accompaniment, a
+    Debian package), which plays a chord chart in a named style: six waltz grooves (Waltz,
+    JazzWaltz, CountryWaltz, FrenchWaltz, BroadwayWaltz, ArpeggioWaltz) on a 16-bar waltz chart and
+    six swing and shuffle grooves (Swing, EasySwing, CountrySwing, FastSwing, Blues, CountryBlues)
+    on a 12-bar blues, at 96-200 BPM; beats and downbeats from MMA's MIDI file as above, chords from
+    the chart, one a bar (sevenths keep their triad).
 Each entry of DIR/<set>/manifest.json: name, file, origin, seconds, beats, downbeats, beatsPerBar
 (the first bar's), meter ("4/4"...), bpm (median beat spacing) and, for chords, chords
 [[start, end, label], ...].
@@ -354,9 +360,47 @@ def build_chord_sets(share):
     return sets
 
 
+WALTZ_CHART = 'C Am Dm G7 C Am F G7 E7 Am D7 G7 C F G7 C'.split()
+BLUES_CHART = 'F7 Bb7 F7 F7 Bb7 Bb7 F7 F7 C7 Bb7 F7 C7'.split()
+MMA_PIECES = [(g, 3, t, WALTZ_CHART) for g, t in [('Waltz', 96), ('JazzWaltz', 150), ('CountryWaltz', 120),
+                                                    ('FrenchWaltz', 170), ('BroadwayWaltz', 132), ('ArpeggioWaltz', 108)]] + \
+             [(g, 4, t, BLUES_CHART) for g, t in [('Swing', 132), ('EasySwing', 100), ('CountrySwing', 160),
+                                                    ('FastSwing', 200), ('Blues', 110), ('CountryBlues', 120)]]
+
+
+def triad(symbol):
+    """'G7' -> 'G', 'Am' -> 'Am', 'Dm7' -> 'Dm', 'Bb7' -> 'Bb': the chart symbol's triad."""
+    root = symbol[:2] if len(symbol) > 1 and symbol[1] in '#b' else symbol[:1]
+    rest = symbol[len(root):]
+    return root + ('m' if rest.startswith('m') and not rest.startswith('maj') else '')
+
+
+def build_mma_set():
+    work = os.path.join(DIR, 'mma')
+    os.makedirs(work, exist_ok=True)
+    entries = []
+    for groove, beats, tempo, chart in MMA_PIECES:
+        name = f'mma-{groove.lower()}-{tempo}'
+        src = os.path.join(work, name + '.mma')
+        bars = chart * 2
+        with open(src, 'w') as f:
+            f.write(f'Tempo {tempo}\nTime {beats}\nGroove {groove}\n')
+            f.writelines(f'{i + 1} {c}\n' for i, c in enumerate(bars))
+        sh('mma', src, cwd=work)
+        e = label_midi(src[:-4] + '.mid', name, os.path.relpath(src, DIR), os.path.join(DIR, 'meter'))
+        if not e:
+            continue
+        bar = beats * 60 / tempo
+        e['chords'] = [[round(i * bar, 4), round(min((i + 1) * bar, e['seconds']), 4), triad(c)]
+                       for i, c in enumerate(bars) if i * bar < e['seconds']]
+        entries.append(e)
+        print('meter', name, e['meter'], e['bpm'], flush=True)
+    return {'meter': entries}
+
+
 def main():
     share = fetch_debs()
-    sets = {**build_midi_sets(share), **build_chord_sets(share)}
+    sets = {**build_midi_sets(share), **build_chord_sets(share), **build_mma_set()}
     for split, entries in sets.items():
         os.makedirs(os.path.join(DIR, split), exist_ok=True)
         with open(os.path.join(DIR, split, 'manifest.json'), 'w') as f:
