@@ -38,9 +38,8 @@ export interface ChromaOptions {
    */
   partialDecay?: number;
   /**
-   * Also keep every counted frame's normalised 10-cent histogram (`frameHistograms`), where it sits
-   * in the stream (`frameIndices`) and, with `bass`, its bass histogram (`bassFrameHistograms`):
-   * chords and downbeats read them (chords.ts), and key-over-time benches.
+   * Also keep every counted frame's normalised 10-cent histogram (`frameHistograms`), its stream
+   * position (`frameIndices`) and, with `bass`, its bass histogram: for chords, downbeats, benches.
    */
   frames?: boolean;
 }
