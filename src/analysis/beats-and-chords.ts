@@ -39,17 +39,10 @@ export interface RhythmFeatures {
   /** The key's tuning estimate, semitones. */
   tuning: number;
   seconds: number;
-  beatOptions?: BeatOptions & {
-    bodyWeight?: number;
-    /** Move the beats half a beat where the harmony changes there (onBeatsOrOffBeats); default on. */
-    harmonicPhase?: boolean;
-  };
+  beatOptions?: BeatOptions & { bodyWeight?: number };
   downbeatOptions?: DownbeatOptions;
   chordOptions?: ChordOptions;
 }
-
-/** The off-beats' onset strength, relative to the beats', below which the beats never move there. */
-const OFFBEAT_ONSETS = 0.25;
 
 /** Weight of the body band's novelty beside the whole band's in the beat tracker's score. */
 const BODY_WEIGHT = 1;
@@ -104,17 +97,13 @@ export function readBeatsAndChords(f: RhythmFeatures): BeatsAndChords {
   // so a syncopated melody does not pull the beats onto the off-beats.
   const bodyWeight = f.beatOptions?.bodyWeight ?? BODY_WEIGHT;
   const beatNovelty = novelty.map((v, i) => v + bodyWeight * (bodyNovelty[i] ?? 0));
-  const tracked = trackBeats(beatNovelty, frameRate, f.bpm, f.beatOptions);
-  if (!tracked) return none;
-  const frames =
-    f.beatOptions?.harmonicPhase === false
-      ? tracked.frames
-      : onBeatsOrOffBeats(tracked.frames, beatNovelty, chroma, f.sampleRate);
-  const beats = frames.map((b) => onsetFrameSeconds(b, f.sampleRate));
+  const track = trackBeats(beatNovelty, frameRate, f.bpm, f.beatOptions);
+  if (!track) return none;
+  const beats = track.frames.map((b) => onsetFrameSeconds(b, f.sampleRate));
   const features = {
     chordChange: changes(beatSync(beats, chroma, f.sampleRate)),
     bassChange: changes(beatSync(beats, bass, f.sampleRate)),
-    body: Float64Array.from(frames, (b) => {
+    body: Float64Array.from(track.frames, (b) => {
       const i = Math.round(b);
       return Math.max(bodyNovelty[i - 1] ?? 0, bodyNovelty[i] ?? 0, bodyNovelty[i + 1] ?? 0);
     }),
@@ -125,42 +114,9 @@ export function readBeatsAndChords(f: RhythmFeatures): BeatsAndChords {
     beats: rounded,
     downbeats: bars ? bars.indices.map((i) => rounded[i]!) : [],
     beatsPerBar: bars?.beatsPerBar ?? null,
-    beatConfidence: round(tracked.confidence),
+    beatConfidence: round(track.confidence),
     chords,
   };
-}
-
-/**
- * The beats, or the points half-way between them, whichever grid the harmony changes on more
- * (the mean chroma change from one beat's span to the next): a tracker locked onto strong
- * off-beats (off-beat chords, a melody that anticipates) keeps the tempo but not the phase, and
- * chords change on beats. Only where the off-beats hold onsets too (a quarter of the beats'
- * strength): half-way between clicks or kicks alone there is nothing to move to. Measured on the
- * development sets: planetblupi 001 read half a beat off (F 0.00) reads 0.99, and no piece lost
- * (docs/analysis.md). Thirds of a beat (a swung eighth) are too close for the chroma's 186 ms hop
- * and measured worse.
- */
-function onBeatsOrOffBeats(
-  frames: number[],
-  novelty: Float32Array,
-  chroma: (Float64Array | null)[],
-  sampleRate: number,
-): number[] {
-  if (frames.length < 5) return frames;
-  const mids = frames.slice(1).map((b, i) => (b + frames[i]!) / 2);
-  const onset = (grid: number[]) => grid.reduce((a, b) => a + (novelty[Math.round(b)] ?? 0), 0) / grid.length;
-  if (onset(mids) < OFFBEAT_ONSETS * onset(frames)) return frames;
-  const score = (grid: number[]) => {
-    const c = changes(
-      beatSync(
-        grid.map((b) => onsetFrameSeconds(b, sampleRate)),
-        chroma,
-        sampleRate,
-      ),
-    );
-    return c.reduce((a, b) => a + b, 0) / c.length;
-  };
-  return score(mids) > score(frames) ? mids : frames;
 }
 
 /** Mean chroma over each beat's span [beat, next beat), from the frames whose centre falls in it. */
