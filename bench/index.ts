@@ -20,6 +20,9 @@ const benches: [file: string, what: string][] = [
   ],
   ['bench/analyze-key.ts', 'key variants (chroma, profiles, bass) on two halves of the real-music set, --drums DB'],
   ['bench/analyze-drums.ts', 'key score of the analyser on the real-music set with a drum stem mixed in'],
+  ['bench/analyze-beats.ts', 'beats, downbeats and chords on a labelled set (bench/analyze-beats-set.py), mir_eval'],
+  ['bench/analyze-chords-synth.ts', 'the synthetic C-G-Am-F progression in 12 keys: share of time read right'],
+  ['bench/analyze-beats-time.ts', 'time of beats, downbeats and chords on a 4-minute song, and of the whole analysis'],
   ['bench/api-latency.ts', 'API latency and throughput (autocannon) while a separation runs'],
   ['bench/duration-check.ts', 'cost of measuring a 60-minute MP3 by decoding (billing) vs reading its header'],
   [

@@ -20,7 +20,7 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('stemforge analyze', () => {
-  it('prints {"bpm","key","camelot","tempoConfidence","keyConfidence"} with --json', async () => {
+  it('prints the fields of GET /v1/jobs/{id}/analysis (and camelot) with --json', async () => {
     const { stdout } = await run(process.execPath, [bin, 'analyze', clip, '--json']);
     const out = JSON.parse(stdout);
     expect(out.key).toBe('D major');
@@ -31,11 +31,37 @@ describe('stemforge analyze', () => {
     expect(out.tempoConfidence).toBeLessThanOrEqual(1);
     expect(out.keyConfidence).toBeGreaterThan(0);
     expect(out.keyConfidence).toBeLessThanOrEqual(1);
+    // The same fields as the API's analysis of a job, beats and chords included (jobId aside).
+    expect(Object.keys(out).sort()).toEqual(
+      [
+        'beatConfidence',
+        'beats',
+        'beatsPerBar',
+        'bpm',
+        'camelot',
+        'chords',
+        'downbeats',
+        'key',
+        'keyConfidence',
+        'tempoConfidence',
+      ].sort(),
+    );
+    // 12 s at 96 BPM: a beat every 0.625 s from the clip's first bar (0.05 s), downbeats among them.
+    expect(out.beats.length).toBeGreaterThanOrEqual(15);
+    const gaps = out.beats.slice(1).map((b: number, i: number) => b - out.beats[i]);
+    for (const g of gaps) expect(Math.abs(g / 0.625 - 1)).toBeLessThan(0.1);
+    expect(out.beatsPerBar).toBe(4);
+    for (const d of out.downbeats) expect(out.beats).toContain(d);
+    // one chord a bar of the D major progression (renderKeyClip), spelled as keys are
+    const names = new Set(out.chords.map((c: { chord: string }) => c.chord));
+    expect(names.has('D')).toBe(true);
   });
 
   it('prints readable text without --json', async () => {
     const { stdout } = await run(process.execPath, [bin, 'analyze', clip]);
-    expect(stdout).toMatch(/^BPM {2}\d+\.\d\nKey {2}D major \(Camelot 10B\)\n$/);
+    expect(stdout).toMatch(
+      /^BPM {5}\d+\.\d\nKey {5}D major \(Camelot 10B\)\nBeats {3}\d+ beats, 4 a bar, first downbeat at [\d.]+ s\nChords {2}D( [A-G][b#]?m?)+\n$/,
+    );
   });
 
   it('exits 2 with usage for a missing file', async () => {

@@ -1,6 +1,7 @@
 import { decodeAudio } from '../audio/decode.ts';
 import type { FfmpegTools } from '../audio/tools.ts';
-import { CHROMA_HOP, ChromaAccumulator, FINE_BINS } from './chroma.ts';
+import { type BeatsAndChords, type RhythmFeatures, readBeatsAndChords } from './beats-and-chords.ts';
+import { CHROMA_HOP, ChromaAccumulator, estimateTuning, FINE_BINS } from './chroma.ts';
 import { camelot } from './key-names.ts';
 import { type KeyReading, readKey } from './key-reading.ts';
 import { KEY_SEMITONES, KeySpectrogram } from './key-spectrogram.ts';
@@ -33,6 +34,8 @@ export interface AnalyzeInput {
   signal?: AbortSignal;
   /** A candidate key model instead of the shipped one (benchmarks). */
   keyModelPath?: string;
+  /** Beat, downbeat and chord settings other than the shipped ones (benchmarks). */
+  rhythmOptions?: Pick<RhythmFeatures, 'beatOptions' | 'downbeatOptions' | 'chordOptions'>;
 }
 
 /** What a job reports as `audioMetadata`. */
@@ -50,7 +53,7 @@ export interface AudioAnalysis {
   keyConfidence: number | null;
 }
 
-export interface DetailedAnalysis extends AudioAnalysis {
+export interface DetailedAnalysis extends AudioAnalysis, BeatsAndChords {
   camelot: string | null;
   keyScore: number | null;
   keyMargin: number | null;
@@ -126,6 +129,8 @@ export async function analyzeAudioDetailed(input: AnalyzeInput): Promise<Detaile
   const bodies: { envelope: Float32Array; weight: number }[] = [];
   const fine = new Float64Array(FINE_BINS);
   const spectrograms: KeySpectrogram[] = [];
+  const pitchFrames: (Float64Array | null)[] = [];
+  const bassFrames: (Float64Array | null)[] = [];
   let chromaFrames = 0;
   let frameContrastSum = 0;
   let seconds = 0;
@@ -134,7 +139,8 @@ export async function analyzeAudioDetailed(input: AnalyzeInput): Promise<Detaile
 
   for (const job of jobs) {
     const onset = job.onsetWeight > 0 ? new OnsetEnvelope(ANALYSIS_SAMPLE_RATE) : null;
-    const chroma = job.chroma ? new ChromaAccumulator(ANALYSIS_SAMPLE_RATE) : null;
+    // Every frame is kept (and its bass peaks) for the chords and downbeats; the key reads the sum.
+    const chroma = job.chroma ? new ChromaAccumulator(ANALYSIS_SAMPLE_RATE, { frames: true, bass: true }) : null;
     const spectrogram = job.chroma ? new KeySpectrogram(ANALYSIS_SAMPLE_RATE) : null;
     let frames = 0;
     try {
@@ -166,6 +172,8 @@ export async function analyzeAudioDetailed(input: AnalyzeInput): Promise<Detaile
       for (let i = 0; i < FINE_BINS; i++) fine[i]! += h[i]!;
       chromaFrames = Math.max(chromaFrames, chroma.frameCount);
       frameContrastSum += chroma.contrastTotal / Math.max(1, chroma.frameCount);
+      addFrames(pitchFrames, chroma.frameIndices(), chroma.frameHistograms());
+      addFrames(bassFrames, chroma.frameIndices(), chroma.bassFrameHistograms());
     }
     if (spectrogram) spectrograms.push(spectrogram);
   }
@@ -183,6 +191,17 @@ export async function analyzeAudioDetailed(input: AnalyzeInput): Promise<Detaile
       modelPath: input.keyModelPath,
     });
   }
+  const rhythm = readBeatsAndChords({
+    sampleRate: ANALYSIS_SAMPLE_RATE,
+    envelope: mixEnvelopes(envelopes),
+    body: mixEnvelopes(bodies),
+    bpm: tempo?.bpm ?? null,
+    chromaFrames: pitchFrames,
+    bassFrames,
+    tuning: reading?.tuning ?? estimateTuning(fine),
+    seconds,
+    ...input.rhythmOptions,
+  });
   const key = reading?.key ?? null;
   const chroma = reading ? normalised(reading.chroma) : null;
   return {
@@ -205,7 +224,20 @@ export async function analyzeAudioDetailed(input: AnalyzeInput): Promise<Detaile
     keySource,
     seconds: round(seconds, 2),
     onsetFlatness: round(onsetFlatness, 3),
+    ...rhythm,
   };
+}
+
+/** Adds each stem's frame histograms into `into` at their stream positions (stems summed). */
+function addFrames(into: (Float64Array | null)[], indices: number[], frames: Float64Array[]): void {
+  indices.forEach((index, i) => {
+    const frame = frames[i];
+    if (!frame) return;
+    while (into.length <= index) into.push(null);
+    const acc = into[index];
+    if (acc) for (let j = 0; j < FINE_BINS; j++) acc[j]! += frame[j]!;
+    else into[index] = frame.slice();
+  });
 }
 
 /** Stems' semitone spectrograms summed frame by frame (the shortest stem's length). */

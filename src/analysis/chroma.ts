@@ -37,7 +37,10 @@ export interface ChromaOptions {
    * worse on real music, docs/analysis.md).
    */
   partialDecay?: number;
-  /** Also keep every frame's normalised 10-cent histogram (`frameHistograms`), for key-over-time benches. */
+  /**
+   * Also keep every counted frame's normalised 10-cent histogram (`frameHistograms`), its stream
+   * position (`frameIndices`) and, with `bass`, its bass histogram: for chords, downbeats, benches.
+   */
   frames?: boolean;
 }
 
@@ -85,6 +88,10 @@ export class ChromaAccumulator {
   private readonly peakHz: Float64Array;
   private readonly peakAmp: Float64Array;
   private readonly perFrame: Float64Array[] = [];
+  private readonly perFrameBass: Float64Array[] = [];
+  private readonly perFrameIndex: number[] = [];
+  /** Frames seen, silent ones included: the stream position of the next frame. */
+  private position = 0;
   private frames = 0;
   private contrastSum = 0;
 
@@ -109,6 +116,7 @@ export class ChromaAccumulator {
   }
 
   private onFrame(frame: Float32Array): void {
+    const index = this.position++;
     const m = this.mags;
     const o = this.opts;
     this.spectrum.compute(frame, m);
@@ -167,7 +175,11 @@ export class ChromaAccumulator {
     // A frame with peaks counts (towards the minimum length and the gate) even when none stands out.
     if (peakSum <= 0) return;
     if (sum > 0) for (let i = 0; i < FINE_BINS; i++) this.total[i]! += h[i]! / sum;
-    if (o.frames) this.perFrame.push(sum > 0 ? h.map((v) => v / sum) : new Float64Array(FINE_BINS));
+    if (o.frames) {
+      this.perFrame.push(sum > 0 ? h.map((v) => v / sum) : new Float64Array(FINE_BINS));
+      this.perFrameIndex.push(index);
+      if (o.bass) this.perFrameBass.push(bassSum > 0 ? bass.map((v) => v / bassSum) : new Float64Array(FINE_BINS));
+    }
     if (bassSum > 0) for (let i = 0; i < FINE_BINS; i++) this.bassTotal[i]! += bass[i]! / bassSum;
     this.frames++;
     this.contrastSum += sum > 0 ? frameContrast(h) : 0;
@@ -207,6 +219,16 @@ export class ChromaAccumulator {
   /** Every counted frame's 10-cent histogram, each summing to 1 (zeros where no peak stood out). */
   frameHistograms(): Float64Array[] {
     return this.perFrame.slice();
+  }
+
+  /** Where each of `frameHistograms` sits in the stream: frame i starts at sample i × CHROMA_HOP. */
+  frameIndices(): number[] {
+    return this.perFrameIndex.slice();
+  }
+
+  /** Every counted frame's histogram of the peaks below BASS_MAX_HZ (needs `bass` and `frames`). */
+  bassFrameHistograms(): Float64Array[] {
+    return this.perFrameBass.slice();
   }
 
   /** The key histogram from the peaks below BASS_MAX_HZ only: the bass line, which tends to the tonic. */

@@ -22,6 +22,14 @@ export function formatKey(key: Key): string {
 }
 
 /**
+ * A chord's name, its root spelled as the key of the same root and mode is ("Eb", "C#m", "F#",
+ * "Bbm"), so a chord and the key it names read alike.
+ */
+export function chordName(root: number, minor: boolean): string {
+  return minor ? `${MINOR_NAMES[root]}m` : `${MAJOR_NAMES[root]}`;
+}
+
+/**
  * Parses "Eb major", "D# minor", "F#m", "Bbmaj", "A min", "C" (major), with sharps/flats in ASCII
  * or as ♯/♭. Returns null when it is not a key.
  */

@@ -138,10 +138,13 @@ function removeMean(x: Float32Array): Float32Array {
   return x.map((v) => v - mean);
 }
 
-function preprocess(envelope: Float32Array, frameRate: number): Float32Array | null {
+/**
+ * The envelope's novelty: a ~1 s moving average removed (loudness changes are not rhythm), half-wave
+ * rectified, scaled to unit RMS; null below 4 s or without onsets. The beats read it too (beats.ts).
+ */
+export function preprocess(envelope: Float32Array, frameRate: number): Float32Array | null {
   const n = envelope.length;
   if (n < frameRate * 4) return null;
-  // Remove a ~1 s moving average: loudness changes are not rhythm.
   const half = Math.round(frameRate / 2);
   const prefix = new Float64Array(n + 1);
   for (let i = 0; i < n; i++) prefix[i + 1] = prefix[i]! + envelope[i]!;

@@ -32,7 +32,8 @@ export function tempogramSalience(x: Float32Array, frameRate: number, grid: numb
   return out;
 }
 
-function dftMagnitude(seg: Float64Array, omega: number): number {
+/** |DFT| of `seg` at angular frequency `omega` (radians per sample), by a rotating phasor. */
+export function dftMagnitude(seg: Float64Array, omega: number): number {
   const cw = Math.cos(omega);
   const sw = Math.sin(omega);
   let c = 1;

@@ -7,9 +7,11 @@ import { parseCommandArgs, UsageError } from './args.ts';
 const USAGE = 'stemforge analyze <file> [--json] [--drums FILE] [--bass FILE] [--harmonic FILE ...]';
 
 /**
- * `stemforge analyze <file> [--json]`: tempo and key of an audio file. With --json prints
- * `{"bpm":126,"key":"Eb major","camelot":"5B","tempoConfidence":0.71,"keyConfidence":0.64}`
- * (nulls when undetectable). Stems from
+ * `stemforge analyze <file> [--json]`: tempo, key, beats, downbeats and chords of an audio file.
+ * With --json prints the fields of `GET /v1/jobs/{id}/analysis` (but `jobId`) and the Camelot code:
+ * `{"bpm":126,"key":"Eb major","camelot":"5B","tempoConfidence":0.71,"keyConfidence":0.64,
+ * "beatsPerBar":4,"beats":[0.512,...],"downbeats":[...],"beatConfidence":0.9,"chords":[...]}`
+ * (nulls when undetectable, empty lists without a pulse). Stems from
  * `stemforge separate` may be passed to analyse the way a stem job does.
  */
 export async function run(args: string[]): Promise<number> {
@@ -50,12 +52,23 @@ export async function run(args: string[]): Promise<number> {
         camelot: result.camelot,
         tempoConfidence: result.tempoConfidence,
         keyConfidence: result.keyConfidence,
+        beatsPerBar: result.beatsPerBar,
+        beats: result.beats,
+        downbeats: result.downbeats,
+        beatConfidence: result.beatConfidence,
+        chords: result.chords,
       })}\n`,
     );
   } else {
     const bpm = result.bpm === null ? 'unknown (no steady pulse)' : result.bpm.toFixed(1);
     const key = result.key === null ? 'unknown (no tonal content)' : `${result.key} (Camelot ${result.camelot})`;
-    process.stdout.write(`BPM  ${bpm}\nKey  ${key}\n`);
+    const beats = result.beatsPerBar
+      ? `${result.beats.length} beats, ${result.beatsPerBar} a bar, first downbeat at ${result.downbeats[0] ?? result.beats[0]} s`
+      : 'none found';
+    const chords = result.chords.filter((c) => c.chord !== 'N').map((c) => c.chord);
+    const shown =
+      chords.length > 16 ? `${chords.slice(0, 16).join(' ')} ... (${chords.length} in all)` : chords.join(' ');
+    process.stdout.write(`BPM     ${bpm}\nKey     ${key}\nBeats   ${beats}\nChords  ${shown || 'none found'}\n`);
   }
   return 0;
 }

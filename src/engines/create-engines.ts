@@ -73,7 +73,14 @@ export function createEngines(config: Config): Engines {
     async analyze(req) {
       // In a worker thread: analysis takes about a second of CPU and must never block the API.
       const r = await analyzeAudioInThread({ ...req, tools: config.ffmpeg });
-      return { bpm: r.bpm, key: r.key, tempoConfidence: r.tempoConfidence, keyConfidence: r.keyConfidence };
+      const { beats, downbeats, beatsPerBar, beatConfidence, chords } = r;
+      return {
+        bpm: r.bpm,
+        key: r.key,
+        tempoConfidence: r.tempoConfidence,
+        keyConfidence: r.keyConfidence,
+        detail: { beats, downbeats, beatsPerBar, beatConfidence, chords },
+      };
     },
     hasModel: (name) => isModelInstalled(name, { modelsDir: config.modelsDir }),
     async close() {

@@ -1,5 +1,6 @@
 import type { AudioFormat, StemName } from '../domain/vocabulary.ts';
 import type { SeparateRequest } from '../separation/separate-request.ts';
+import type { BeatsAndChords } from '../analysis/beats-and-chords.ts';
 
 export interface DenoiseRequest {
   inputPath: string;
@@ -17,6 +18,8 @@ export interface AnalyzeResult {
   key: string | null;
   tempoConfidence?: number | null;
   keyConfidence?: number | null;
+  /** Beats, downbeats and chords; absent from an engine that does not find them. */
+  detail?: BeatsAndChords;
 }
 
 export interface AnalyzeRequest {

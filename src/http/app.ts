@@ -25,6 +25,7 @@ import { adminRoutes } from './routes/admin.ts';
 import { blobRoutes } from './routes/blobs.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { metricsRoutes } from './routes/metrics.ts';
+import { jobAnalysisRoutes } from './routes/job-analysis.ts';
 import { installRequestMetrics } from './request-metrics.ts';
 
 export const API_VERSION = '1.0.0';
@@ -137,6 +138,7 @@ export function apiRoutes(rt: Runtime): AnyRoute[] {
     ...uploadRoutes(rt),
     ...fileRoutes(rt),
     ...jobRoutes(rt),
+    ...jobAnalysisRoutes(rt),
     ...mediaJobRoutes(rt),
     ...denoiseJobRoutes(rt),
     ...cancelRoutes(rt),

@@ -12,6 +12,7 @@ import { planSegments } from '../separation/segment-plan.ts';
 import { getModelSpec, segmentFrames } from '../models/registry.ts';
 import { outputFileName, type StoredOutputs } from '../jobs/outputs/outputs.ts';
 import { analyzeStems } from './analyze-step.ts';
+import { storeJobAnalysis } from '../jobs/outputs/job-analysis.ts';
 import { limitInputToBill } from './billed-input.ts';
 import { fetchMeasuredInput } from './measure-input.ts';
 
@@ -117,7 +118,7 @@ async function separateInput(
   }
 
   span.enter('analysing', 86, 92, 2000);
-  const audioMetadata = await analyzeStems(deps, inputPath, files, job.id);
+  const analysis = await analyzeStems(deps, inputPath, files, job.id);
   span.enter('uploading', 92, 99, 1000);
 
   const outputs: StoredOutputs = {};
@@ -132,7 +133,13 @@ async function separateInput(
       contentType: AUDIO_CONTENT_TYPES[format],
     };
   }
-  return { type: 'completed', outputs, audioMetadata, chargeSeconds: job.credits_required ?? input.billedSeconds };
+  if (analysis?.detail) await storeJobAnalysis(deps.store, job.id, analysis.detail);
+  return {
+    type: 'completed',
+    outputs,
+    audioMetadata: analysis?.metadata ?? null,
+    chargeSeconds: job.credits_required ?? input.billedSeconds,
+  };
 }
 
 interface SeparationInput {

@@ -2,7 +2,7 @@ import type { BlobStore } from '../../storage/blob-store.ts';
 import type { JobRow } from '../../store/jobs.ts';
 
 /**
- * Deletes what a job stored: its outputs and cached waveform peaks (everything under `jobs/<id>/`)
+ * Deletes what a job stored: its outputs, cached waveform peaks and analysis (everything under `jobs/<id>/`)
  * and a source it downloaded itself (`sources/`). An uploaded input belongs to its upload, which
  * other jobs may use too; the upload's own retention removes it.
  */

@@ -1,0 +1,157 @@
+// Beats, downbeats and chords of one input, from the features analyzeAudioDetailed already streamed.
+import { type BeatOptions, trackBeats } from './beats.ts';
+import { CHROMA_FRAME, CHROMA_HOP, foldChroma } from './chroma.ts';
+import { type ChordOptions, recogniseChords } from './chords.ts';
+import { type DownbeatOptions, findDownbeats } from './downbeats.ts';
+import { ONSET_FRAME, ONSET_HOP } from './onset-envelope.ts';
+import { preprocess } from './tempo.ts';
+
+export interface Chord {
+  /** Seconds, 3 decimals. */
+  start: number;
+  end: number;
+  /** "C", "C#m", "Eb", ... (chordName), or "N" where no chord sounds. */
+  chord: string;
+  confidence: number;
+}
+
+export interface BeatsAndChords {
+  /** Beat times in seconds (3 decimals); empty when there is no tempo. */
+  beats: number[];
+  /** The beats that start a bar (a subset of `beats`). */
+  downbeats: number[];
+  /** 3 or 4; null without beats. */
+  beatsPerBar: number | null;
+  /** 0-1, see BeatTrack.confidence; null without beats. */
+  beatConfidence: number | null;
+  chords: Chord[];
+}
+
+export interface RhythmFeatures {
+  sampleRate: number;
+  /** Onset envelope (the tempo's) and its body band, one value per ONSET_HOP samples. */
+  envelope: Float32Array;
+  body: Float32Array;
+  bpm: number | null;
+  /** 10-cent chroma histograms of the frames that held peaks, at their stream positions (null elsewhere). */
+  chromaFrames: (Float64Array | null)[];
+  bassFrames: (Float64Array | null)[];
+  /** The key's tuning estimate, semitones. */
+  tuning: number;
+  seconds: number;
+  beatOptions?: BeatOptions & { bodyWeight?: number };
+  downbeatOptions?: DownbeatOptions;
+  chordOptions?: ChordOptions;
+}
+
+/** Weight of the body band's novelty beside the whole band's in the beat tracker's score. */
+const BODY_WEIGHT = 1;
+
+/**
+ * An onset frame's flux compares the window starting at frame × hop with the one before it: an
+ * onset shows when it enters the window's loud middle, about half a window after the window's
+ * start (checked on click tracks: test/analysis-beats.test.ts).
+ */
+function onsetFrameSeconds(frame: number, sampleRate: number): number {
+  return (frame * ONSET_HOP + ONSET_FRAME / 2) / sampleRate;
+}
+
+/** Centre of chroma frame i. */
+function chromaFrameSeconds(i: number, sampleRate: number): number {
+  return (i * CHROMA_HOP + CHROMA_FRAME / 2) / sampleRate;
+}
+
+export function readBeatsAndChords(f: RhythmFeatures): BeatsAndChords {
+  // Every frame of the input, silent ones (which held no peak) and those after the last sound too.
+  const frameCount = Math.max(
+    f.chromaFrames.length,
+    Math.floor((f.seconds * f.sampleRate - CHROMA_FRAME) / CHROMA_HOP) + 1,
+  );
+  const fold = (frames: (Float64Array | null)[]) =>
+    Array.from({ length: frameCount }, (_, i) => {
+      const h = frames[i];
+      return h ? normalise(foldChroma(h, f.tuning)) : null;
+    });
+  const chroma = fold(f.chromaFrames);
+  const bass = fold(f.bassFrames);
+  const zero = new Float64Array(12);
+  const segments = recogniseChords(
+    chroma.map((c) => c ?? zero),
+    bass.map((b) => b ?? zero),
+    f.chordOptions,
+  );
+  const hop = CHROMA_HOP / f.sampleRate;
+  const chords = segments.map((s, i) => ({
+    start: round(i === 0 ? 0 : chromaFrameSeconds(s.start, f.sampleRate) - hop / 2),
+    end: round(i === segments.length - 1 ? f.seconds : chromaFrameSeconds(s.end - 1, f.sampleRate) + hop / 2),
+    chord: s.chord,
+    confidence: round(s.confidence),
+  }));
+
+  const none = { beats: [], downbeats: [], beatsPerBar: null, beatConfidence: null, chords };
+  const novelty = f.bpm ? preprocess(f.envelope, f.sampleRate / ONSET_HOP) : null;
+  if (!novelty || !f.bpm) return none;
+  const frameRate = f.sampleRate / ONSET_HOP;
+  const bodyNovelty = preprocess(f.body, frameRate) ?? new Float32Array(f.body.length);
+  // Kicks and bass notes mark beats more than hi-hats and melody do: the body band adds its weight,
+  // so a syncopated melody does not pull the beats onto the off-beats.
+  const bodyWeight = f.beatOptions?.bodyWeight ?? BODY_WEIGHT;
+  const beatNovelty = novelty.map((v, i) => v + bodyWeight * (bodyNovelty[i] ?? 0));
+  const track = trackBeats(beatNovelty, frameRate, f.bpm, f.beatOptions);
+  if (!track) return none;
+  const beats = track.frames.map((b) => onsetFrameSeconds(b, f.sampleRate));
+  const features = {
+    chordChange: changes(beatSync(beats, chroma, f.sampleRate)),
+    bassChange: changes(beatSync(beats, bass, f.sampleRate)),
+    body: Float64Array.from(track.frames, (b) => {
+      const i = Math.round(b);
+      return Math.max(bodyNovelty[i - 1] ?? 0, bodyNovelty[i] ?? 0, bodyNovelty[i + 1] ?? 0);
+    }),
+  };
+  const bars = findDownbeats(features, f.downbeatOptions);
+  const rounded = beats.map(round);
+  return {
+    beats: rounded,
+    downbeats: bars ? bars.indices.map((i) => rounded[i]!) : [],
+    beatsPerBar: bars?.beatsPerBar ?? null,
+    beatConfidence: round(track.confidence),
+    chords,
+  };
+}
+
+/** Mean chroma over each beat's span [beat, next beat), from the frames whose centre falls in it. */
+function beatSync(beats: number[], frames: (Float64Array | null)[], sampleRate: number): Float64Array[] {
+  const out = beats.map(() => new Float64Array(12));
+  let k = 0;
+  for (let i = 0; i < frames.length; i++) {
+    const frame = frames[i];
+    if (!frame) continue;
+    const t = chromaFrameSeconds(i, sampleRate);
+    while (k + 1 < beats.length && beats[k + 1]! <= t) k++;
+    if (t < beats[0]!) continue;
+    const acc = out[k]!;
+    for (let j = 0; j < 12; j++) acc[j]! += frame[j]!;
+  }
+  return out;
+}
+
+/** 1 - cosine similarity of each beat's chroma with the previous beat's (0 for the first). */
+function changes(sync: Float64Array[]): Float64Array {
+  return Float64Array.from(sync, (c, k) => {
+    const p = sync[k - 1];
+    if (!p) return 0;
+    let dot = 0;
+    for (let j = 0; j < 12; j++) dot += c[j]! * p[j]!;
+    const norm = Math.hypot(...c) * Math.hypot(...p);
+    return norm > 0 ? 1 - dot / norm : 0;
+  });
+}
+
+function normalise(c: Float64Array): Float64Array {
+  const sum = c.reduce((a, b) => a + b, 0);
+  return sum > 0 ? c.map((v) => v / sum) : c;
+}
+
+function round(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}
