@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { resolve, join } from 'node:path';
 import { z } from 'zod';
 import { EXECUTION_PROVIDERS, type ExecutionProvider } from './domain/vocabulary.ts';
+import { isEmailAddress } from './domain/safe-text.ts';
 import { STORAGE_BACKEND_NAMES, STORAGE_BACKENDS } from './storage/backends.ts';
 
 /**
@@ -81,7 +82,7 @@ const envSchema = z.object({
   STEMFORGE_ADMIN_EMAIL: z
     .string()
     .trim()
-    .regex(/^[^\s@]+@[^\s@]+$/, 'expected an email address')
+    .refine(isEmailAddress, 'expected an email address (one @, no blanks, no invisible characters)')
     .default('admin@localhost'),
   DASHBOARD_REQUESTS_PER_MINUTE: int(1).default(600),
   TRUST_PROXY: z.string().trim().default('false').transform(parseTrustProxy),
