@@ -7,6 +7,7 @@ import type { BlobStore, UnfinishedWrite } from './storage/blob-store.ts';
 import { isPathHeld } from './storage/held-paths.ts';
 import { findJob, type JobRow } from './store/jobs.ts';
 import { parseWorkDirName } from './worker/work-dir.ts';
+import { sweepOrphanJobFolders } from './jobs/orphan-job-files.ts';
 
 /** What the sweep reads: the data folder, the mode, the job leases, the blob store; it logs what it removed. */
 interface SweepDeps {
@@ -44,6 +45,8 @@ export interface SweepResult {
   tempFiles: string[];
   /** The blob store's unfinished writes: half-copied files in `blobs/tmp`, open S3 multipart uploads. */
   unfinishedWrites: UnfinishedWrite[];
+  /** Output folders (`jobs/<id>/`) of jobs that no longer exist, on disk or in S3. */
+  orphanJobFolders: string[];
 }
 
 /**
@@ -56,7 +59,8 @@ export interface SweepResult {
  *   crash count are no longer the lease's);
  * - partly received bodies and fetched sources (`data/tmp/in_*.part`, `src_*.part`);
  * - the disk store's half-copied blobs (`blobs/tmp`) and S3 multipart uploads left open (aborted, so
- *   their parts stop being billed).
+ *   their parts stop being billed);
+ * - output folders of jobs that no longer exist (`src/jobs/orphan-job-files.ts`).
  * Only the names this service creates are touched. Returns what it removed, for the log.
  */
 export async function sweepStartupLeftovers(deps: SweepDeps, opts: SweepOptions = {}): Promise<SweepResult> {
@@ -99,13 +103,20 @@ export async function sweepStartupLeftovers(deps: SweepDeps, opts: SweepOptions 
     unfinishedWrites.push(write);
   }
 
-  if (workDirs.length || tempFiles.length || unfinishedWrites.length) {
+  const orphanJobFolders = await sweepOrphanJobFolders(deps);
+
+  if (workDirs.length || tempFiles.length || unfinishedWrites.length || orphanJobFolders.length) {
     deps.log.info(
-      { workDirs: workDirs.length, tempFiles: tempFiles.length, unfinishedWrites: unfinishedWrites.length },
-      'removed work folders, temp files and unfinished writes left by a process that died',
+      {
+        workDirs: workDirs.length,
+        tempFiles: tempFiles.length,
+        unfinishedWrites: unfinishedWrites.length,
+        orphanJobFolders: orphanJobFolders.length,
+      },
+      'removed work folders, temp files and unfinished writes left by a process that died, and files of deleted jobs',
     );
   }
-  return { workDirs, tempFiles, unfinishedWrites };
+  return { workDirs, tempFiles, unfinishedWrites, orphanJobFolders };
 }
 
 /**

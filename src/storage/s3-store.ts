@@ -218,6 +218,22 @@ export class S3BlobStore implements BlobStore {
     } while (token);
   }
 
+  async listFolders(prefix: string): Promise<string[]> {
+    assertBlobPrefix(prefix);
+    const folders: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.#client.send(
+        new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: prefix, Delimiter: '/', ContinuationToken: token }),
+      );
+      for (const p of page.CommonPrefixes ?? []) {
+        if (p.Prefix?.startsWith(prefix)) folders.push(p.Prefix.slice(prefix.length, -1));
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    return folders;
+  }
+
   async signedDownloadUrl(key: string, options: SignedDownloadOptions): Promise<{ url: string; expiresAt: Date }> {
     assertBlobKey(key);
     assertSignedDownloadOptions(options);

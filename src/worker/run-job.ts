@@ -17,6 +17,7 @@ import { workDirName } from './work-dir.ts';
 import { holdPath } from '../storage/held-paths.ts';
 import { storedTierLabel } from '../metrics/labels.ts';
 import { settleMeasuredInput } from './settle-measured.ts';
+import { discardIfAbandoned, guardedStoreFile } from './guarded-output.ts';
 
 const LEASE_MS = 30_000;
 const HEARTBEAT_MS = 10_000;
@@ -98,6 +99,7 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
       signal: controller.signal,
       progress,
       settleMeasuredInput: settle,
+      storeFile: guardedStoreFile(deps, job, workerId, LEASE_MS),
     });
     if (result.type === 'next-stage') {
       await transitionHeldJob(deps.db, job.id, workerId, {
@@ -129,6 +131,12 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
       outcome = await failOrRetry(runner, job, stage, reason);
     }
   } finally {
+    // Lost to a cancel or a delete: what this attempt stored goes with the job.
+    if (outcome === 'handed_back' || outcome === 'taken_over') {
+      await discardIfAbandoned(deps, job).catch((err: Error) =>
+        deps.log.warn({ jobId: job.id, err: err.message }, 'could not remove the files of a cancelled job'),
+      );
+    }
     deps.metrics.stagesRunning.dec(labels);
     deps.metrics.stageDuration.observe({ ...labels, outcome }, (performance.now() - startedAt) / 1000);
     clearTimeout(timeout);

@@ -30,6 +30,13 @@ export interface StageContext<out K extends JobKind = JobKind> {
    * when the balance cannot cover it. The runner writes the row (`settle-measured.ts`).
    */
   settleMeasuredInput(durationSeconds: number): Promise<number>;
+  /**
+   * Stores a file of the job (an output, a downloaded source) in the blob store, only while the job
+   * is still this worker's: checked before and after the write; a write that raced a cancel is
+   * removed and the stage stops (ShutdownError). The runner's (`guarded-output.ts`); stages never
+   * write the job's files to the store themselves.
+   */
+  storeFile(key: string, localPath: string, contentType: string): Promise<void>;
 }
 
 /** The job is done: its outputs, its BPM/key, and the seconds to charge. */
