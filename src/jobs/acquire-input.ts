@@ -45,6 +45,8 @@ export async function inputFromUpload(
     }
     const max = deps.config.limits.maxFileSizeBytes;
     if (stored.size > max) {
+      // No job can ever use it: it goes at once, not with the upload's retention.
+      await deps.store.delete(upload.storage_key);
       throw new ApiError('FILE_TOO_LARGE', `The file is ${stored.size} bytes; the maximum is ${max} bytes.`, {
         maxFileSizeBytes: max,
       });

@@ -93,9 +93,11 @@ async function attemptDelivery(deps: DispatcherDeps, row: DeliveryRow): Promise<
     await skipDelivery(deps.db, row.id, owner, 'job not found');
     return 'skipped';
   }
-  let body: unknown;
+  // The body stored when the job's state committed (the same bytes every time it is sent); rows
+  // written before bodies were stored are built now.
+  let body: unknown = row.payload;
   try {
-    body = await buildWebhookPayload(job, row.event as WebhookEventName, row.created_at, deps.store);
+    body ??= await buildWebhookPayload(job, row.event as WebhookEventName, row.created_at, deps.store);
   } catch (err) {
     // Our fault, not the receiver's: not counted against the webhook.
     await skipDelivery(deps.db, row.id, owner, `payload could not be built: ${(err as Error).message}`);

@@ -92,7 +92,8 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
     if (!handler) throw new PermanentJobError(`no handler for ${job.kind} jobs at stage ${stage}`);
     await mkdir(workDir, { recursive: true });
     const typed = readJob(job);
-    const settle = (seconds: number) => settleMeasuredInput(deps, job, typed.input, workerId, seconds);
+    const settle = (seconds: number, bytes: number) =>
+      settleMeasuredInput(deps, job, typed.input, workerId, { durationSeconds: seconds, fileSizeBytes: bytes });
     const result = await handler(deps, {
       job: typed,
       workDir,
@@ -149,7 +150,7 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
 
 /** Settles a completed job; false when another worker had taken it over (it settles the job). */
 async function completeJob(
-  deps: Pick<WorkerDeps, 'config' | 'db' | 'metrics'>,
+  deps: Pick<WorkerDeps, 'config' | 'db' | 'metrics' | 'store'>,
   job: JobRow,
   outcome: StageCompleted,
 ): Promise<boolean> {
@@ -177,7 +178,7 @@ async function completeJob(
       settlement = { ...settlement, released: await releaseHold(tx, job.account_id, job.id, 'metering is off') };
     }
     await setCreditsCharged(tx, job.id, settlement.charged);
-    await recordJobEvent(tx, job.id, 'job.completed');
+    await recordJobEvent(tx, deps.store, job.id, 'job.completed');
     return settlement;
   });
   if (!settled) return false;
@@ -219,7 +220,7 @@ async function failOrRetry(runner: Runner, job: JobRow, stage: Stage, err: unkno
 
 /** The terminal failure: FAILED, the hold released and `job.failed` in the outbox, in one transaction. */
 async function failJob(
-  deps: Pick<WorkerDeps, 'config' | 'db' | 'metrics'>,
+  deps: Pick<WorkerDeps, 'config' | 'db' | 'metrics' | 'store'>,
   job: JobRow,
   message: string,
   code: string,
@@ -237,7 +238,7 @@ async function failJob(
     });
     if (!moved) return null;
     const seconds = await releaseHold(tx, job.account_id, job.id, 'job failed');
-    await recordJobEvent(tx, job.id, 'job.failed');
+    await recordJobEvent(tx, deps.store, job.id, 'job.failed');
     return seconds;
   });
   if (released !== null) {
