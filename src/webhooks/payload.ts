@@ -3,7 +3,7 @@ import type { BlobStore } from '../storage/blob-store.ts';
 import { DOWNLOAD_URL_TTL_SECONDS, signOutputs } from '../jobs/outputs.ts';
 import { MAX_SIGNED_URL_SECONDS } from '../storage/blob-store.ts';
 import type { WebhookPayloadBody } from '../contract/webhooks.ts';
-import type { WebhookEventName } from './outbox.ts';
+import type { WebhookEventName } from '../domain/vocabulary.ts';
 import { readJob, readMetadata } from '../jobs/read-job.ts';
 import { presenterOf } from '../jobs/job-presenters.ts';
 
