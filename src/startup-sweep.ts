@@ -24,6 +24,8 @@ const TEMP_FILE = /^(in|src)_[0-9A-Za-z]+\.part$/;
  * request of another process (API processes hold no lease).
  */
 const SHARED_TEMP_GRACE_MS = 60 * 60 * 1000;
+/** How often the periodic sweep looks for output folders of deleted jobs (a listing of every job folder). */
+const JOB_FOLDER_SWEEP_MS = 60 * 60 * 1000;
 /** Clock difference tolerated between a worker's claim time and the S3 server's `Initiated`. */
 const CLOCK_SKEW_MS = 5_000;
 
@@ -36,6 +38,11 @@ export interface SweepOptions {
    */
   mode?: 'embedded' | 'scale-out';
   now?: Date;
+  /**
+   * Also remove output folders of jobs that no longer exist (default true). It lists every job
+   * folder of the store, so the periodic sweep does it at start and then once an hour.
+   */
+  jobFolders?: boolean;
 }
 
 export interface SweepResult {
@@ -103,7 +110,7 @@ export async function sweepStartupLeftovers(deps: SweepDeps, opts: SweepOptions 
     unfinishedWrites.push(write);
   }
 
-  const orphanJobFolders = await sweepOrphanJobFolders(deps);
+  const orphanJobFolders = (opts.jobFolders ?? true) ? await sweepOrphanJobFolders(deps) : [];
 
   if (workDirs.length || tempFiles.length || unfinishedWrites.length || orphanJobFolders.length) {
     deps.log.info(
@@ -125,8 +132,11 @@ export async function sweepStartupLeftovers(deps: SweepDeps, opts: SweepOptions 
  */
 export function startOrphanSweeper(deps: SweepDeps): { stop(): Promise<void> } {
   let running: Promise<unknown> = Promise.resolve();
+  const folderEvery = Math.max(1, Math.round(JOB_FOLDER_SWEEP_MS / (deps.config.orphanSweepSeconds * 1000)));
+  let sweeps = 0;
   const timer = setInterval(() => {
-    running = sweepStartupLeftovers(deps).catch((err: Error) =>
+    const jobFolders = ++sweeps % folderEvery === 0;
+    running = sweepStartupLeftovers(deps, { jobFolders }).catch((err: Error) =>
       deps.log.warn({ err: err.message }, 'orphan sweep failed (the next one retries)'),
     );
   }, deps.config.orphanSweepSeconds * 1000);
