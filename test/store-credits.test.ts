@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { dialects, freshDatabase, type TestDatabase } from './helpers/db.ts';
+import { migrate } from '../src/store/db.ts';
 import { createAccount } from '../src/store/accounts.ts';
 import {
   chargeHold,
@@ -121,5 +122,27 @@ describe.each(dialects)('credit ledger and keys on %s', (dialect) => {
       .where('revoked_at', 'is', null)
       .execute();
     expect(active).toHaveLength(5);
+  });
+
+  test('issue 41: migration 012 widens an existing database and keeps its amounts', async () => {
+    const old = await freshDatabase(dialect, '010-crash-accounting');
+    try {
+      // As an install before migration 012 left it: a balance near the top of PostgreSQL's 32-bit integer.
+      const a = await createAccount(old.db, `old-${dialect}@example.com`, 0);
+      await old.db
+        .updateTable('balances')
+        .set({ balance_seconds: 2_000_000_000 })
+        .where('account_id', '=', a.id)
+        .execute();
+      expect(await holdCredits(old.db, a.id, 1_500_000_000, 'job_old')).toBe(true);
+      await migrate(old, old.schema ? { schema: old.schema } : {});
+      await grantCredits(old.db, a.id, 1_000_000_000);
+      await grantCredits(old.db, a.id, 1_000_000_000);
+      expect(await getBalanceSeconds(old.db, a.id)).toBe(2_500_000_000);
+      expect(await releaseHold(old.db, a.id, 'job_old')).toBe(1_500_000_000);
+      expect(await getBalanceSeconds(old.db, a.id)).toBe(4_000_000_000);
+    } finally {
+      await old.destroy();
+    }
   });
 });
