@@ -5,6 +5,7 @@ import { startTestServer, type TestServer } from './helpers/server.ts';
 import { dashboardClient } from './helpers/dashboard.ts';
 import { SIGN_IN_PER_ADDRESS } from '../src/dashboard/throttle.ts';
 import { dialects } from './helpers/db.ts';
+import { errorOf } from './helpers/errors.ts';
 import { rawHttp } from './helpers/raw-http.ts';
 
 /**
@@ -36,12 +37,6 @@ describe.each(dialects)('hostile input on %s', (dialect) => {
     await s?.close();
   });
 
-  const errorOf = async (res: Response) => {
-    const body = (await res.json()) as { error: { code: string; message: string } };
-    expect(typeof body.error.code).toBe('string');
-    expect(typeof body.error.message).toBe('string');
-    return body.error;
-  };
   const postJson = (path: string, body: string) =>
     s.api(path, { method: 'POST', key: user.key, headers: { 'content-type': 'application/json' }, body });
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { dialects } from './helpers/db.ts';
+import { errorOf } from './helpers/errors.ts';
 import { newDashboardUser, sessionClient } from './helpers/dashboard.ts';
 import { commitFinishedJob } from './helpers/finished-job.ts';
 import { createApiKey } from '../src/store/api-keys.ts';
@@ -22,12 +23,6 @@ describe.each(dialects)('hostile text on %s', (dialect) => {
     await s?.close();
   });
 
-  const errorOf = async (res: Response) => {
-    const body = (await res.json()) as { error: { code: string; message: string } };
-    expect(typeof body.error.code).toBe('string');
-    expect(typeof body.error.message).toBe('string');
-    return body.error;
-  };
   const postJson = (path: string, body: string) =>
     s.api(path, { method: 'POST', key: user.key, headers: { 'content-type': 'application/json' }, body });
   /** A key of the instance's admin (the first account). */

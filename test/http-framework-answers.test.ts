@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { connect } from 'node:net';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { dialects } from './helpers/db.ts';
+import { errorOf } from './helpers/errors.ts';
 import { contractCode, rawHttp } from './helpers/raw-http.ts';
 
 /**
@@ -20,12 +21,6 @@ describe.each(dialects)('framework answers in the contract body on %s', (dialect
   afterAll(async () => {
     await s?.close();
   });
-
-  const errorOf = async (res: Response) => {
-    const body = (await res.json()) as { error: { code: string; message: string } };
-    expect(typeof body.error.message).toBe('string');
-    return body.error;
-  };
 
   test('Host, Expect, CONNECT, a long URL and Content-Encoding get the contract body', async () => {
     const noHost = await rawHttp(s.base, 'GET /v1/balance HTTP/1.1\r\nConnection: close\r\n\r\n');
