@@ -204,6 +204,12 @@ describe.each(dialects)('stem job creation and listing on %s', (dialect) => {
       const job: any = await res.json();
       expect(job.input).toMatchObject({ fileName: 'remote song.wav', durationSeconds: 6 });
       expect(job.creditsRequired).toBe(6);
+      // Issue 41: a fetched file whose job is refused (402 here) is not kept: no job refers to it.
+      const poor = await open.newAccount(0);
+      const refused = await open.api('/v1/jobs', { key: poor.key, method: 'POST', json: { sourceUrl: fileUrl } });
+      expect(refused.status).toBe(402);
+      expect(await open.rt.store.listFolders(`sources/${poor.id}/`)).toEqual([]);
+      expect(await open.rt.store.listFolders(`sources/${u.id}/`)).toHaveLength(1);
     } finally {
       await open.close();
     }

@@ -6,6 +6,7 @@ import { creditsForDuration } from '../domain/credits.ts';
 import { sanitizeFileName } from '../domain/formats.ts';
 import { newId } from '../domain/ids.ts';
 import { findUpload } from '../store/uploads.ts';
+import { hasJobWithSource } from '../store/job-edits.ts';
 import { measureAudioOrReject } from '../uploads/measure.ts';
 import { fetchToFile } from '../sources/safe-fetch.ts';
 import { holdPath } from '../storage/held-paths.ts';
@@ -106,6 +107,11 @@ export async function inputFromUrl(
     await rm(tmp, { force: true });
     release();
   }
+}
+
+/** Deletes a fetched source (`inputFromUrl`) that no job refers to: its job was refused. */
+export async function discardUnusedSource(deps: Pick<JobDeps, 'db' | 'store'>, sourceKey: string): Promise<void> {
+  if (!(await hasJobWithSource(deps.db, sourceKey))) await deps.store.delete(sourceKey);
 }
 
 /** Applies the size and duration limits; returns the credits the input costs. */

@@ -3,7 +3,14 @@ import type { JobDeps } from './deps.ts';
 import { ApiError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { CreateJobRequest } from '../contract/jobs.ts';
-import { checkLimits, inputFromUpload, inputFromUrl } from './acquire-input.ts';
+import {
+  type AcquiredInput,
+  checkLimits,
+  discardUnusedSource,
+  inputFromUpload,
+  inputFromUrl,
+  type UnmeasuredInput,
+} from './acquire-input.ts';
 import { insertHeldJob } from './insert-held-job.ts';
 import { estimateSeconds } from './estimate.ts';
 import { denoiseModel, isShipped, separationModelFor } from '../models/registry.ts';
@@ -39,9 +46,24 @@ export async function createStemJob(
   if (body.denoiseVocals && (STEMS_BY_OUTPUT_TYPE[body.outputType] as readonly string[]).includes('vocals')) {
     await requireModel(deps.models, denoiseModel().name, 'denoiseVocals');
   }
-  const input = body.uploadKey
-    ? await inputFromUpload(deps, accountId, body.uploadKey)
-    : await inputFromUrl(deps, accountId, body.sourceUrl!);
+  if (body.uploadKey)
+    return createFromInput(deps, accountId, body, await inputFromUpload(deps, accountId, body.uploadKey), idempotent);
+  const fetched = await inputFromUrl(deps, accountId, body.sourceUrl!);
+  return createFromInput(deps, accountId, body, fetched, idempotent).catch(async (err: unknown) => {
+    // A fetched file whose job was refused (too long, 402, ...) belongs to no job: it goes now.
+    await discardUnusedSource(deps, fetched.sourceKey);
+    throw err;
+  });
+}
+
+/** The job from its resolved input: limits, the hold (or the estimate) and the insert. */
+async function createFromInput(
+  deps: JobDeps,
+  accountId: string,
+  body: z.infer<typeof CreateJobRequest>,
+  input: AcquiredInput | UnmeasuredInput,
+  idempotent?: IdempotentAnswer,
+) {
   // An upload PUT straight to S3 is not measured yet: an estimate is held, settled by the worker.
   const measured = input.durationSeconds !== null;
   const credits =

@@ -115,3 +115,10 @@ export async function existingJobIds(db: DbOrTx, ids: string[]): Promise<Set<str
   const rows = await db.selectFrom('jobs').select('id').where('id', 'in', ids).execute();
   return new Set(rows.map((r) => r.id));
 }
+
+/** Whether any job (of any status) has `sourceKey` as its input. */
+export async function hasJobWithSource(db: DbOrTx, sourceKey: string): Promise<boolean> {
+  return (
+    (await db.selectFrom('jobs').select('id').where('source_key', '=', sourceKey).executeTakeFirst()) !== undefined
+  );
+}
