@@ -8,6 +8,7 @@ import {
   type StorageBackendName,
   type StorageSettings,
 } from './storage/backends.ts';
+import { isEmailAddress } from './domain/safe-text.ts';
 
 /**
  * The service's configuration, parsed once at start-up from the environment.
@@ -86,7 +87,7 @@ const envSchema = z.object({
   STEMFORGE_ADMIN_EMAIL: z
     .string()
     .trim()
-    .regex(/^[^\s@]+@[^\s@]+$/, 'expected an email address')
+    .refine(isEmailAddress, 'expected an email address (one @, no blanks, no invisible characters)')
     .default('admin@localhost'),
   DASHBOARD_REQUESTS_PER_MINUTE: int(1).default(600),
   TRUST_PROXY: z.string().trim().default('false').transform(parseTrustProxy),

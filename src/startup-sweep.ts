@@ -9,6 +9,7 @@ import { UnsupportedStoreCallError } from './storage/errors.ts';
 import { findJob, type JobRow } from './store/jobs.ts';
 import { parseWorkDirName } from './worker/work-dir.ts';
 import { safeError } from './queue/log-swallowed.ts';
+import { sweepOrphanJobFolders } from './jobs/orphan-job-files.ts';
 
 /** What the sweep reads: the data folder, the mode, the job leases, the blob store; it logs what it removed. */
 interface SweepDeps {
@@ -25,6 +26,8 @@ const TEMP_FILE = /^(in|src)_[0-9A-Za-z]+\.part$/;
  * request of another process (API processes hold no lease).
  */
 const SHARED_TEMP_GRACE_MS = 60 * 60 * 1000;
+/** How often the periodic sweep looks for output folders of deleted jobs (a listing of every job folder). */
+const JOB_FOLDER_SWEEP_MS = 60 * 60 * 1000;
 /** Clock difference tolerated between a worker's claim time and the S3 server's `Initiated`. */
 const CLOCK_SKEW_MS = 5_000;
 
@@ -37,6 +40,11 @@ export interface SweepOptions {
    */
   mode?: 'embedded' | 'scale-out';
   now?: Date;
+  /**
+   * Also remove output folders of jobs that no longer exist (default true). It lists every job
+   * folder of the store, so the periodic sweep does it at start and then once an hour.
+   */
+  jobFolders?: boolean;
 }
 
 export interface SweepResult {
@@ -46,6 +54,8 @@ export interface SweepResult {
   tempFiles: string[];
   /** The blob store's unfinished writes: half-copied files in `blobs/tmp`, open S3 multipart uploads. */
   unfinishedWrites: UnfinishedWrite[];
+  /** Output folders (`jobs/<id>/`) of jobs that no longer exist, on disk or in S3. */
+  orphanJobFolders: string[];
 }
 
 /**
@@ -58,7 +68,8 @@ export interface SweepResult {
  *   crash count are no longer the lease's);
  * - partly received bodies and fetched sources (`data/tmp/in_*.part`, `src_*.part`);
  * - the disk store's half-copied blobs (`blobs/tmp`) and S3 multipart uploads left open (aborted, so
- *   their parts stop being billed).
+ *   their parts stop being billed);
+ * - output folders of jobs that no longer exist (`src/jobs/orphan-job-files.ts`).
  * Only the names this service creates are touched. Returns what it removed, for the log.
  */
 export async function sweepStartupLeftovers(deps: SweepDeps, opts: SweepOptions = {}): Promise<SweepResult> {
@@ -101,13 +112,20 @@ export async function sweepStartupLeftovers(deps: SweepDeps, opts: SweepOptions 
     unfinishedWrites.push(write);
   }
 
-  if (workDirs.length || tempFiles.length || unfinishedWrites.length) {
+  const orphanJobFolders = (opts.jobFolders ?? true) ? await sweepOrphanJobFolders(deps) : [];
+
+  if (workDirs.length || tempFiles.length || unfinishedWrites.length || orphanJobFolders.length) {
     deps.log.info(
-      { workDirs: workDirs.length, tempFiles: tempFiles.length, unfinishedWrites: unfinishedWrites.length },
-      'removed work folders, temp files and unfinished writes left by a process that died',
+      {
+        workDirs: workDirs.length,
+        tempFiles: tempFiles.length,
+        unfinishedWrites: unfinishedWrites.length,
+        orphanJobFolders: orphanJobFolders.length,
+      },
+      'removed work folders, temp files and unfinished writes left by a process that died, and files of deleted jobs',
     );
   }
-  return { workDirs, tempFiles, unfinishedWrites };
+  return { workDirs, tempFiles, unfinishedWrites, orphanJobFolders };
 }
 
 /**
@@ -116,8 +134,11 @@ export async function sweepStartupLeftovers(deps: SweepDeps, opts: SweepOptions 
  */
 export function startOrphanSweeper(deps: SweepDeps): { stop(): Promise<void> } {
   let running: Promise<unknown> = Promise.resolve();
+  const folderEvery = Math.max(1, Math.round(JOB_FOLDER_SWEEP_MS / (deps.config.orphanSweepSeconds * 1000)));
+  let sweeps = 0;
   const timer = setInterval(() => {
-    running = sweepStartupLeftovers(deps).catch((err: Error) =>
+    const jobFolders = ++sweeps % folderEvery === 0;
+    running = sweepStartupLeftovers(deps, { jobFolders }).catch((err: Error) =>
       deps.log.warn({ error: safeError(err) }, 'orphan sweep failed (the next one retries)'),
     );
   }, deps.config.orphanSweepSeconds * 1000);

@@ -16,7 +16,7 @@ describe.each(['sqlite', 'postgres'] as const)('admin API on %s', (dialect) => {
   let user: { id: string; key: string };
 
   beforeAll(async () => {
-    s = await startTestServer(dialect, { TRUST_PROXY: 'loopback' });
+    s = await startTestServer(dialect, { TRUST_PROXY: 'loopback', RATE_LIMIT_PER_MINUTE: '100000' });
     // The first account of an instance is its admin; the next one is not.
     admin = await s.newAccount();
     user = await s.newAccount();
@@ -224,6 +224,33 @@ describe.each(['sqlite', 'postgres'] as const)('admin API on %s', (dialect) => {
     const over = await as(admin.key, 'POST', `/v1/admin/accounts/${target.id}/keys`);
     expect(over.status).toBe(409);
     expect((await errorOf(over)).code).toBe('API_KEY_LIMIT_REACHED');
+  });
+
+  test('issue 41 done when: three grants of 1e9 s answer 200 and add up; twelve racing key creations leave 5 active', async () => {
+    const target = await s.newAccount(0);
+    for (let i = 1; i <= 3; i++) {
+      const res = await as(admin.key, 'POST', `/v1/admin/accounts/${target.id}/credits`, {
+        seconds: 1_000_000_000,
+        note: `big grant ${i}`,
+      });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { balanceSeconds: number }).balanceSeconds).toBe(i * 1_000_000_000);
+    }
+    const balance = (await (await s.api('/v1/balance', { key: target.key })).json()) as { balanceSeconds: number };
+    expect(balance.balanceSeconds).toBe(3_000_000_000);
+    const racing = await Promise.all(
+      Array.from({ length: 12 }, () => as(admin.key, 'POST', `/v1/admin/accounts/${target.id}/keys`)),
+    );
+    // The account had one key: four more are made, the other eight are refused.
+    expect(racing.filter((r) => r.status === 201)).toHaveLength(4);
+    for (const r of racing.filter((r) => r.status !== 201)) {
+      expect(r.status).toBe(409);
+      expect((await errorOf(r)).code).toBe('API_KEY_LIMIT_REACHED');
+    }
+    const listed = (await (await as(admin.key, 'GET', `/v1/admin/accounts/${target.id}`)).json()) as {
+      activeKeys: number;
+    };
+    expect(listed.activeKeys).toBe(5);
   });
 
   test('disabling: keys and sessions get 403 ACCOUNT_DISABLED, sign-in refused; enabling restores them', async () => {

@@ -3,13 +3,17 @@ import { createServer, type Server } from 'node:http';
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from './helpers/server.ts';
+import { dialects } from './helpers/db.ts';
 import { makeTone } from './helpers/audio.ts';
 import { uploadFile } from './helpers/jobs.ts';
 import { sharedPath } from '../support/shared.ts';
 import { getBalanceSeconds, listLedger } from '../src/store/credits.ts';
 
-/** POST/GET /jobs without workers: jobs stay PENDING, so validation, credits and paging are tested alone. */
-describe('stem job creation and listing', () => {
+/**
+ * POST/GET /jobs without workers: jobs stay PENDING, so validation, credits and paging are tested
+ * alone; on both databases (issue 41: what one refuses the other must refuse too).
+ */
+describe.each(dialects)('stem job creation and listing on %s', (dialect) => {
   let s: TestServer;
   let user: { id: string; key: string };
   let song: string;
@@ -18,7 +22,7 @@ describe('stem job creation and listing', () => {
   let fileUrl: string;
 
   beforeAll(async () => {
-    s = await startTestServer('sqlite', { STEMFORGE_MODELS_DIR: sharedPath('models'), MAX_DURATION_MINUTES: '0.2' });
+    s = await startTestServer(dialect, { STEMFORGE_MODELS_DIR: sharedPath('models'), MAX_DURATION_MINUTES: '0.2' });
     user = await s.newAccount(300);
     clip = await makeTone(join(s.dataDir, 'clip.wav'), 6);
     song = await uploadFile(s, user.key, clip, 'My Song.wav');
@@ -192,7 +196,7 @@ describe('stem job creation and listing', () => {
   });
 
   test('sourceUrl on a loopback server is fetched when the operator allows private URLs', async () => {
-    const open = await startTestServer('sqlite', { ALLOW_PRIVATE_URLS: 'true' });
+    const open = await startTestServer(dialect, { ALLOW_PRIVATE_URLS: 'true' });
     try {
       const u = await open.newAccount();
       const res = await open.api('/v1/jobs', { key: u.key, method: 'POST', json: { sourceUrl: fileUrl } });
@@ -200,6 +204,12 @@ describe('stem job creation and listing', () => {
       const job: any = await res.json();
       expect(job.input).toMatchObject({ fileName: 'remote song.wav', durationSeconds: 6 });
       expect(job.creditsRequired).toBe(6);
+      // Issue 41: a fetched file whose job is refused (402 here) is not kept: no job refers to it.
+      const poor = await open.newAccount(0);
+      const refused = await open.api('/v1/jobs', { key: poor.key, method: 'POST', json: { sourceUrl: fileUrl } });
+      expect(refused.status).toBe(402);
+      expect(await open.rt.store.listFolders(`sources/${poor.id}/`)).toEqual([]);
+      expect(await open.rt.store.listFolders(`sources/${u.id}/`)).toHaveLength(1);
     } finally {
       await open.close();
     }

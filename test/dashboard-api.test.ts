@@ -9,7 +9,7 @@ import {
   WebhookTestResult,
 } from '../src/contract/dashboard.ts';
 import { WebhookPayload } from '../src/contract/webhooks.ts';
-import { SIGN_IN_PER_ACCOUNT, SIGN_IN_PER_ADDRESS } from '../src/dashboard/throttle.ts';
+import { SIGN_IN_FREE_FAILURES, SIGN_IN_PER_ADDRESS } from '../src/dashboard/throttle.ts';
 import { recordDeliveryOutcome } from '../src/store/webhooks.ts';
 import { listPendingDeliveries } from '../src/store/webhook-deliveries.ts';
 import { deliverOne } from '../src/webhooks/dispatcher.ts';
@@ -74,16 +74,44 @@ describe.each(dialects)('dashboard API: sessions, keys, webhooks (%s)', (dialect
     expect(b).toEqual(a);
   });
 
-  test('sign-in is throttled per account and per address: 429 with Retry-After, even for the right password', async () => {
+  test('issue 41: twelve wrong passwords from one address slow that address down, never the owner at another', async () => {
     const user = await newDashboardUser(s);
-    for (let i = 0; i < SIGN_IN_PER_ACCOUNT; i++) {
-      // A new address each time: only the per-account counter is reached.
-      expect((await dashboardClient(s).signIn(user.email, 'wrong-password')).status).toBe(401);
-    }
-    const refused = await dashboardClient(s).signIn(user.email, user.password);
+    const attacker = '10.201.1.1';
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) statuses.push((await dashboardClient(s, attacker).signIn(user.email, 'wrong')).status);
+    // Free failures, then the growing delay refuses the rest (even with the right password).
+    expect(statuses).toEqual([
+      ...Array(SIGN_IN_FREE_FAILURES).fill(401),
+      ...Array(12 - SIGN_IN_FREE_FAILURES).fill(429),
+    ]);
+    const refused = await dashboardClient(s, attacker).signIn(user.email, user.password);
     expect(refused.status).toBe(429);
-    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(Number(refused.headers.get('retry-after'))).toBe(1);
     expect((await errorOf(refused)).code).toBe('RATE_LIMIT_EXCEEDED');
+    // The owner, elsewhere, signs in at once.
+    expect((await dashboardClient(s, '10.201.2.2').signIn(user.email, user.password)).status).toBe(200);
+    // Once the delay has passed the attacker's address may try again; each failure doubles the next wait.
+    await new Promise((r) => setTimeout(r, 1_100));
+    expect((await dashboardClient(s, attacker).signIn(user.email, 'wrong')).status).toBe(401);
+    const slower = await dashboardClient(s, attacker).signIn(user.email, 'wrong');
+    expect(slower.status).toBe(429);
+    expect(Number(slower.headers.get('retry-after'))).toBe(2);
+    // The same for the admin's email, the one the first start prints: a stranger cannot lock it.
+    const admin = (await s.rt.db.selectFrom('accounts').select('email').where('is_admin', '=', 1).executeTakeFirst())!;
+    for (let i = 0; i < 12; i++) await dashboardClient(s, attacker).signIn(admin.email, 'wrong');
+    const adminUser = await s.rt.db
+      .selectFrom('accounts')
+      .select('id')
+      .where('email', '=', admin.email)
+      .executeTakeFirstOrThrow();
+    const { hashPassword } = await import('../src/accounts/password.ts');
+    const { setPasswordHash } = await import('../src/store/account-passwords.ts');
+    await setPasswordHash(s.rt.db, adminUser.id, await hashPassword('the-admin-password'));
+    expect((await dashboardClient(s, '10.201.3.3').signIn(admin.email, 'the-admin-password')).status).toBe(200);
+  });
+
+  test('sign-in is throttled per address across emails: 429 with Retry-After, even for the right password', async () => {
+    const user = await newDashboardUser(s);
 
     const address = '10.200.1.1';
     const tries = Array.from({ length: SIGN_IN_PER_ADDRESS }, (_, i) =>

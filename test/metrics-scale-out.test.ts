@@ -121,18 +121,19 @@ describe('metrics in scale-out: the API and a worker process each serve their ow
       join(d.apiData, 'noisy-direct.wav'),
       6,
     );
+    const bytes = await readFile(clip);
     const grant: any = await (
       await call('/v1/upload', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ filename: 'direct.wav' }),
+        body: JSON.stringify({ filename: 'direct.wav', fileSizeBytes: bytes.length }),
       })
     ).json();
     expect(grant.uploadUrl.startsWith(d.s3.endpoint)).toBe(true);
     const put = await fetch(grant.uploadUrl, {
       method: 'PUT',
       headers: { 'content-type': grant.contentType },
-      body: await readFile(clip),
+      body: bytes,
     });
     expect(put.status).toBe(200);
     const res = await call('/v1/denoise-jobs', {

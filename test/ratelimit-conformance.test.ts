@@ -99,7 +99,38 @@ describe.each(adapters)('rate limiter conformance: $name', ({ setup }) => {
     expect(results.filter((r) => r.remaining === 0).length).toBe(36);
   });
 
+  it('counts a failure series, reports the time since its last failure, and forgets it', async () => {
+    const k = key();
+    expect(await h.limiter.failures(k)).toBeNull();
+    expect(await h.limiter.recordFailure(k, 60_000)).toBe(1);
+    expect(await h.limiter.recordFailure(k, 60_000)).toBe(2);
+    await sleep(120);
+    const series = await h.limiter.failures(k);
+    expect(series?.count).toBe(2);
+    expect(series?.msSinceLast).toBeGreaterThanOrEqual(100);
+    expect(series?.msSinceLast).toBeLessThan(60_000);
+    // Series and counters of the same key are apart.
+    expect((await h.limiter.hit(k, 1, 60_000)).allowed).toBe(true);
+    expect((await h.limiter.failures(k))?.count).toBe(2);
+    await h.limiter.clearFailures(k);
+    expect(await h.limiter.failures(k)).toBeNull();
+    // A series is forgotten `forgetMs` after its last failure.
+    const brief = key();
+    await h.limiter.recordFailure(brief, 200);
+    await sleep(300);
+    expect(await h.limiter.failures(brief)).toBeNull();
+    expect(await h.limiter.recordFailure(brief, 200)).toBe(1);
+  });
+
+  it('counts concurrent failures atomically', async () => {
+    const k = key();
+    const counts = await Promise.all(Array.from({ length: 30 }, () => h.limiter.recordFailure(k, 60_000)));
+    expect(new Set(counts).size).toBe(30);
+    expect((await h.limiter.failures(k))?.count).toBe(30);
+  });
+
   it('rejects nonsense arguments', async () => {
+    await expect(h.limiter.recordFailure('', 1000)).rejects.toThrow();
     await expect(h.limiter.hit('', 1)).rejects.toThrow();
     await expect(h.limiter.hit(key(), 0)).rejects.toThrow();
     await expect(h.limiter.hit(key(), 1.5)).rejects.toThrow();

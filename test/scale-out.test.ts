@@ -50,13 +50,16 @@ describe('scale-out deployment: API and worker processes over PostgreSQL, Redis 
 
   test('a job created on the API process is separated by the worker process and downloads from S3', async () => {
     expect(d.key()).toBeTruthy();
-    const grant: any = await (await call('/v1/upload', { method: 'POST', json: { filename: 'falcon.wav' } })).json();
-    // Issue 30: the file goes straight to the bucket; the worker process measures it.
+    const falcon = await readFile(sharedPath('audio', 'musdb-falcon69', 'mixture.wav'));
+    const grant: any = await (
+      await call('/v1/upload', { method: 'POST', json: { filename: 'falcon.wav', fileSizeBytes: falcon.length } })
+    ).json();
+    // Issue 30: the file goes straight to the bucket (its size signed, issue 41); the worker process measures it.
     expect(grant.uploadUrl.startsWith(`${d.s3.endpoint}/${d.s3.bucket}/uploads/`)).toBe(true);
     const put = await fetch(grant.uploadUrl, {
       method: 'PUT',
       headers: { 'content-type': grant.contentType },
-      body: await readFile(sharedPath('audio', 'musdb-falcon69', 'mixture.wav')),
+      body: falcon,
     });
     expect(put.status).toBe(200);
     const created: any = await (

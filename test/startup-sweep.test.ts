@@ -12,6 +12,8 @@ import { holdPath } from '../src/storage/held-paths.ts';
 import { createS3Client, S3BlobStore } from '../src/storage/s3-store.ts';
 import { startS3Server, type TestS3Server } from './helpers/s3-server.ts';
 import { CreateMultipartUploadCommand, UploadPartCommand, type S3Client } from '@aws-sdk/client-s3';
+import { Readable } from 'node:stream';
+import type { BlobStore } from '../src/storage/blob-store.ts';
 
 async function until(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -113,6 +115,10 @@ describe('start-up sweep rules', () => {
     return path;
   };
 
+  test('issue 41: output folders of jobs that no longer exist are removed from the disk store', async () => {
+    await expectOrphanFoldersSwept(s, s.rt.store);
+  });
+
   test('what this process holds (a running job’s folder, a body being received, a blob being copied) is kept', async () => {
     const running = await makeWorkDir('job_0mfz1q2ab001Running0000-inference-2-0');
     const orphan = await makeWorkDir('job_0mfz1q2ab002Orphan00000-download-1-0');
@@ -195,6 +201,23 @@ describe('start-up sweep rules', () => {
   });
 });
 
+/** Issue 41: a job's files follow its row, on disk and in S3. */
+async function expectOrphanFoldersSwept(s: TestServer, store: BlobStore): Promise<void> {
+  const user = await s.newAccount();
+  const { job } = await commitFinishedJob({ ...s.rt, store }, user.id, {
+    outcome: 'COMPLETED',
+    outputs: { vocals: Buffer.from('kept') },
+  });
+  // What a worker that raced a cancel and a delete wrote, and what a failed deletion left.
+  const ghost = 'job_0mfz1q2ab00gGhost000000';
+  await store.put(`jobs/${ghost}/vocals.mp3`, Readable.from([Buffer.from('x')]), { contentType: 'audio/mpeg' });
+  await store.put(`jobs/${ghost}/peaks.json`, Readable.from([Buffer.from('{}')]), { contentType: 'application/json' });
+  const r = await sweepStartupLeftovers({ ...s.rt, store }, { mode: 'scale-out' });
+  expect(r.orphanJobFolders).toEqual([ghost]);
+  expect(await store.listFolders('jobs/')).toEqual([job.id]);
+  expect(await store.stat(`jobs/${job.id}/vocals.mp3`)).not.toBeNull();
+}
+
 describe('orphan sweep of S3 multipart uploads (real S3 protocol: the test S3 server)', () => {
   let s: TestServer;
   let s3: TestS3Server;
@@ -238,6 +261,10 @@ describe('orphan sweep of S3 multipart uploads (real S3 protocol: the test S3 se
       })
       .where('id', '=', id)
       .execute();
+
+  test('issue 41: output folders of jobs that no longer exist are removed from S3', async () => {
+    await expectOrphanFoldersSwept(s, store);
+  });
 
   test('uploads of dead workers are aborted; those a live lease or this process owns, and recent others, are kept', async () => {
     const user = await s.newAccount();

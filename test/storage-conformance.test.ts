@@ -323,6 +323,24 @@ describe.each(adapters)('blob store conformance: $name', ({ setup }) => {
     expect(await h.store.stat(keys[2]!)).not.toBeNull();
   });
 
+  it('lists the folders right under a prefix, those holding blobs only (issue 41: the orphan sweep)', async () => {
+    const base = k('folders');
+    for (const key of [
+      `${base}/job_a/vocals.mp3`,
+      `${base}/job_a/deep/x.json`,
+      `${base}/job_b/o.mp3`,
+      `${base}/loose.mp3`,
+    ]) {
+      await h.store.put(key, body('x'), { contentType: 'audio/mpeg' });
+    }
+    expect((await h.store.listFolders(`${base}/`)).sort()).toEqual(['job_a', 'job_b']);
+    expect(await h.store.listFolders(`${base}/job_a/`)).toEqual(['deep']);
+    expect(await h.store.listFolders(`${base}/nothing/`)).toEqual([]);
+    await h.store.deletePrefix(`${base}/job_b/`);
+    expect(await h.store.listFolders(`${base}/`)).toEqual(['job_a']);
+    await expect(h.store.listFolders(base)).rejects.toBeInstanceOf(InvalidBlobKeyError);
+  });
+
   it('rejects keys outside the grammar in every method, before touching storage', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'stemforge-keys-'));
     for (const key of BAD_KEYS) {

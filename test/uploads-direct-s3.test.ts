@@ -27,9 +27,10 @@ async function decodedSeconds(path: string): Promise<number> {
 }
 
 /**
- * Issue 30, item 3: in scale-out with an S3 store, upload grants are presigned PUTs to the bucket
- * and the API never carries the file; the worker probes and measures it before anything is charged
- * or separated. The service runs for real here: PostgreSQL, BullMQ on Redis, S3 (s3rver on
+ * Issue 30, item 3: in scale-out with an S3 store, upload grants that name the file's size are
+ * presigned PUTs to the bucket with that size signed, and the API never carries the file; the worker
+ * probes and measures it before anything is charged or separated. Issue 41: a grant without a size
+ * is the API's own route (bounded by the size limit), and a file a job refuses is deleted at once. The service runs for real here: PostgreSQL, BullMQ on Redis, S3 (s3rver on
  * loopback), the API on its own HTTP server and the workers beside it.
  */
 describe('uploads straight to S3 in scale-out', () => {
@@ -82,14 +83,15 @@ describe('uploads straight to S3 in scale-out', () => {
 
   test('the grant points at the bucket, the PUT goes there, and a 40 MB upload moves no bytes through the API', async () => {
     const user = await s.newAccount(600);
-    const { body: g } = await grant(user.key, { filename: 'big.mp3' });
+    // 40 MB that is not audio: the worker must refuse it before any separation.
+    const bytes = Buffer.alloc(40 * MiB, 'this is not audio, only text pretending to be a song. ');
+    const { body: g } = await grant(user.key, { filename: 'big.mp3', fileSizeBytes: bytes.length });
     expect(g.uploadUrl.startsWith(`${s3.endpoint}/${s3.bucket}/uploads/`)).toBe(true);
     expect(new URL(g.uploadUrl).searchParams.get('X-Amz-Expires')).toBe('900');
     expect(g.contentType).toBe('audio/mpeg');
-    expect((await findUpload(s.rt.db, g.uploadKey))?.status).toBe('direct');
+    const upload = await findUpload(s.rt.db, g.uploadKey);
+    expect(upload?.status).toBe('direct');
 
-    // 40 MB that is not audio: the worker must refuse it before any separation.
-    const bytes = Buffer.alloc(40 * MiB, 'this is not audio, only text pretending to be a song. ');
     const before = apiBytesRead();
     const put = await putTo(g.uploadUrl, 'audio/mpeg', bytes);
     expect(put.status).toBe(200);
@@ -110,6 +112,8 @@ describe('uploads straight to S3 in scale-out', () => {
     expect(job.creditsCharged).toBe(0);
     expect(job.outputs).toBeNull();
     expect(await getBalanceSeconds(s.rt.db, user.id)).toBe(balance);
+    // Issue 41: a file no job can use is not kept for the upload's retention: it is gone now.
+    expect(await s.rt.store.stat(upload!.storage_key)).toBeNull();
     // Grant, job creation and polling together: a few kB of JSON reached the API, not the file.
     const throughApi = apiBytesRead() - before;
     expect(throughApi).toBeLessThan(256 * 1024);
@@ -130,8 +134,9 @@ describe('uploads straight to S3 in scale-out', () => {
     expect(decoded).toBeGreaterThan(13.9);
 
     const user = await s.newAccount(300);
-    const { body: g } = await grant(user.key, { filename: 'xing.mp3' });
-    expect((await putTo(g.uploadUrl, g.contentType, await readFile(path))).status).toBe(200);
+    const file = await readFile(path);
+    const { body: g } = await grant(user.key, { filename: 'xing.mp3', fileSizeBytes: file.length });
+    expect((await putTo(g.uploadUrl, g.contentType, file)).status).toBe(200);
     const created = await createJob(user.key, g.uploadKey);
     expect(created.status).toBe(201);
     // The hold is an estimate from the size (15 here), which the worker settles to the decoded 14.
@@ -153,8 +158,9 @@ describe('uploads straight to S3 in scale-out', () => {
   test('a file longer than the balance covers fails before separation with INSUFFICIENT_CREDITS, credits released', async () => {
     const path = await makeTone(join(dir, 'eight.mp3'), 8);
     const user = await s.newAccount(5);
-    const { body: g } = await grant(user.key, { filename: 'eight.mp3' });
-    expect((await putTo(g.uploadUrl, g.contentType, await readFile(path))).status).toBe(200);
+    const file = await readFile(path);
+    const { body: g } = await grant(user.key, { filename: 'eight.mp3', fileSizeBytes: file.length });
+    expect((await putTo(g.uploadUrl, g.contentType, file)).status).toBe(200);
     const created = await createJob(user.key, g.uploadKey);
     expect(created.status).toBe(201);
     const { job } = await waitForJob(s, user.key, `/v1/jobs/${created.body.id}`);
@@ -168,8 +174,9 @@ describe('uploads straight to S3 in scale-out', () => {
   test('a balance below the shortest acceptable file is refused at creation with 402; nothing is held', async () => {
     const path = await makeTone(join(dir, 'short.mp3'), 3);
     const user = await s.newAccount(0);
-    const { body: g } = await grant(user.key, { filename: 'short.mp3' });
-    expect((await putTo(g.uploadUrl, g.contentType, await readFile(path))).status).toBe(200);
+    const file = await readFile(path);
+    const { body: g } = await grant(user.key, { filename: 'short.mp3', fileSizeBytes: file.length });
+    expect((await putTo(g.uploadUrl, g.contentType, file)).status).toBe(200);
     const created = await createJob(user.key, g.uploadKey);
     expect(created.status).toBe(402);
     expect(created.body.error.code).toBe('INSUFFICIENT_CREDITS');
@@ -179,8 +186,9 @@ describe('uploads straight to S3 in scale-out', () => {
   test('voice cleaning from a direct upload is measured by the worker too, and charged the decoded length', async () => {
     const path = await makeTone(join(dir, 'speech.wav'), 3, { channels: 1 });
     const user = await s.newAccount(300);
-    const { body: g } = await grant(user.key, { filename: 'speech.wav' });
-    expect((await putTo(g.uploadUrl, g.contentType, await readFile(path))).status).toBe(200);
+    const file = await readFile(path);
+    const { body: g } = await grant(user.key, { filename: 'speech.wav', fileSizeBytes: file.length });
+    expect((await putTo(g.uploadUrl, g.contentType, file)).status).toBe(200);
     const res = await s.api('/v1/denoise-jobs', {
       key: user.key,
       method: 'POST',
@@ -197,7 +205,7 @@ describe('uploads straight to S3 in scale-out', () => {
 
   test('the store refuses a PUT with another Content-Type or size than granted; the job then finds no file', async () => {
     const user = await s.newAccount(300);
-    const { body: g } = await grant(user.key, { filename: 'song.mp3' });
+    const { body: g } = await grant(user.key, { filename: 'song.mp3', fileSizeBytes: 6 });
     const wrongType = await putTo(g.uploadUrl, 'text/html', Buffer.from('<html>'));
     expect(wrongType.status).toBe(403);
     const created = await createJob(user.key, g.uploadKey);
@@ -216,7 +224,7 @@ describe('uploads straight to S3 in scale-out', () => {
 
   test("the API's own upload route refuses a direct grant", async () => {
     const user = await s.newAccount(300);
-    const { body: g } = await grant(user.key, { filename: 'song.mp3' });
+    const { body: g } = await grant(user.key, { filename: 'song.mp3', fileSizeBytes: 1000 });
     const res = await fetch(`${s.base}/v1/uploads/${g.uploadKey}?exp=9999999999&sig=00`, {
       method: 'PUT',
       headers: { 'content-type': 'audio/mpeg' },
@@ -224,5 +232,58 @@ describe('uploads straight to S3 in scale-out', () => {
     });
     expect(res.status).toBe(403);
     expect(((await res.json()) as any).error.code).toBe('INVALID_SIGNATURE');
+  });
+
+  test('issue 41: a grant without a size is the API route; a 60 MB PUT through it is refused and nothing is stored', async () => {
+    const user = await s.newAccount(300);
+    const { body: g } = await grant(user.key, { filename: 'huge.mp3' });
+    expect(g.uploadUrl.startsWith(`${s.base}/v1/uploads/${g.uploadKey}?`)).toBe(true);
+    expect((await findUpload(s.rt.db, g.uploadKey))?.status).toBe('pending');
+    const put = await putTo(g.uploadUrl, g.contentType, Buffer.alloc(60 * MiB, 1));
+    expect(put.status).toBe(400);
+    expect(((await put.json()) as any).error.code).toBe('FILE_TOO_LARGE');
+    expect(await s.rt.store.listFolders(`uploads/${user.id}/`)).toEqual([]);
+    // A file within the limit goes through the API, probed and measured as it arrives.
+    const tone = await readFile(await makeTone(join(dir, 'ok.mp3'), 3));
+    const { body: ok } = await grant(user.key, { filename: 'ok.mp3' });
+    const stored = await putTo(ok.uploadUrl, ok.contentType, tone);
+    expect(stored.status).toBe(200);
+    expect(((await stored.json()) as any).durationSeconds).toBeGreaterThan(2.9);
+  });
+
+  test('issue 41: after a re-PUT the job reports the size of the file it measured', async () => {
+    const first = await readFile(await makeTone(join(dir, 'first.mp3'), 3));
+    const second = await readFile(await makeTone(join(dir, 'second.mp3'), 6));
+    expect(second.length).not.toBe(first.length);
+    const user = await s.newAccount(300);
+    const { body: g } = await grant(user.key, { filename: 'first.mp3', fileSizeBytes: first.length });
+    expect((await putTo(g.uploadUrl, g.contentType, first)).status).toBe(200);
+    const source = (await findUpload(s.rt.db, g.uploadKey))!.storage_key;
+    // The object is replaced after the job's creation and before the worker reads it (a re-PUT of an
+    // older grant, or another size-less client): what the worker measures is what the job reports.
+    const store = s.rt.store;
+    const read = store.createReadStream.bind(store);
+    let replaced = false;
+    store.createReadStream = async (key, range) => {
+      if (key === source && !replaced) {
+        replaced = true;
+        const { Readable } = await import('node:stream');
+        await store.put(key, Readable.from([second]), { contentType: 'audio/mpeg' });
+      }
+      return read(key, range);
+    };
+    try {
+      const created = await createJob(user.key, g.uploadKey);
+      expect(created.status).toBe(201);
+      expect(created.body.input.fileSizeBytes).toBe(first.length);
+      const { job } = await waitForJob(s, user.key, `/v1/jobs/${created.body.id}`);
+      expect(job.status).toBe('COMPLETED');
+      expect(replaced).toBe(true);
+      expect(job.input.fileSizeBytes).toBe(second.length);
+      expect(job.input.durationSeconds).toBe(6);
+      expect(job.creditsCharged).toBe(6);
+    } finally {
+      store.createReadStream = read;
+    }
   });
 });

@@ -70,7 +70,8 @@ describe('webhook outbox across crashes (sqlite, real processes)', () => {
 
     // 1. The job's terminal state and its outbox rows commit while no dispatcher runs anywhere
     //    (the crash window between commit and delivery).
-    const j1 = await commitFinishedJob(s.rt, user.id, { outcome: 'COMPLETED' });
+    // With an output: its signed URL is part of the body (issue 41: and of the repeat, unchanged).
+    const j1 = await commitFinishedJob(s.rt, user.id, { outcome: 'COMPLETED', outputs: { vocals: Buffer.from('v') } });
     expect(j1.deliveries).toBe(3);
     expect((await listJobDeliveries(s.rt.db, j1.job.id)).map((r) => r.status)).toEqual([
       'pending',
@@ -112,6 +113,12 @@ describe('webhook outbox across crashes (sqlite, real processes)', () => {
     expect(pairs('/hang')).toEqual([j1.job.id, j1.job.id, j2.job.id]);
     const [cutCopy, repeat] = rx.at('/hang');
     expect(repeat!.raw.equals(cutCopy!.raw)).toBe(true);
+    // The output URL outlives the delay: it is valid until the job's outputs expire.
+    const sent = JSON.parse(repeat!.raw.toString()) as {
+      data: { outputs: Record<string, { url: string; expiresAt: string }> };
+    };
+    expect(sent.data.outputs.vocals!.expiresAt.slice(0, 16)).toBe(j1.job.expires_at!.slice(0, 16));
+    expect((await fetch(sent.data.outputs.vocals!.url)).status).toBe(200);
     for (const h of ['x-webhook-id', 'x-webhook-event', 'x-webhook-signature'])
       expect(repeat!.headers[h]).toBe(cutCopy!.headers[h]);
     expect(pairs('/a').sort()).toEqual([j1.job.id, j2.job.id].sort());

@@ -1,20 +1,20 @@
-import { ApiError } from '../domain/errors.ts';
 import { findPasswordHash, setPasswordHash } from '../store/account-passwords.ts';
 import type { Db } from '../store/schema.ts';
 import { deleteOtherSessions } from '../store/sessions.ts';
 import { hashPassword, verifyPassword } from './password.ts';
 
-/** Changes a signed-in account's password after checking the current one; its other sessions end. */
+/** The account's dashboard password is `password` (constant-time; false without one). */
+export async function passwordMatches(db: Db, accountId: string, password: string): Promise<boolean> {
+  const stored = await findPasswordHash(db, accountId);
+  return stored !== null && (await verifyPassword(password, stored));
+}
+
+/** Sets a signed-in account's new password; every other session of the account ends. */
 export async function changePassword(
   db: Db,
   session: { accountId: string; id: string },
-  currentPassword: string,
   newPassword: string,
 ): Promise<void> {
-  const stored = await findPasswordHash(db, session.accountId);
-  if (!stored || !(await verifyPassword(currentPassword, stored))) {
-    throw new ApiError('INVALID_CREDENTIALS', 'The current password is wrong.');
-  }
   await setPasswordHash(db, session.accountId, await hashPassword(newPassword));
   await deleteOtherSessions(db, session.accountId, session.id);
 }

@@ -6,6 +6,7 @@ import { setPasswordHash } from '../store/account-passwords.ts';
 import { deleteOtherSessions } from '../store/sessions.ts';
 import { MIN_PASSWORD_LENGTH } from '../contract/dashboard.ts';
 import { hashPassword } from '../accounts/password.ts';
+import { isEmailAddress } from '../domain/safe-text.ts';
 import { setAccountAdmin, setAccountDisabled } from '../store/admin-accounts.ts';
 
 const USAGE =
@@ -14,7 +15,7 @@ const USAGE =
 
 function requireEmail(value: string | undefined): string {
   const email = value?.trim();
-  if (!email || !/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError(`a valid --email is required\nusage: ${USAGE}`);
+  if (!email || !isEmailAddress(email)) throw new UsageError(`a valid --email is required\nusage: ${USAGE}`);
   return email;
 }
 

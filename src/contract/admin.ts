@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { JOB_KINDS } from '../domain/job-kinds.ts';
 import { OffsetPagination, Timestamp } from './common.ts';
+import { EmailAddress, plainText } from './text.ts';
 
 /**
  * The operator's admin API (`/v1/admin/*`, admin accounts' keys only) and the dashboard's admin
@@ -11,22 +12,11 @@ export const MIN_ADMIN_PASSWORD_LENGTH = 10;
 /** Large enough for any real grant, small enough that sums stay exact integers. */
 export const MAX_GRANT_SECONDS = 1_000_000_000;
 
-const Email = z
-  .string()
-  .trim()
-  .max(320)
-  .regex(/^[^\s@]+@[^\s@]+$/, 'must be an email address');
-
-const Note = z
-  .string()
-  .trim()
-  .min(1)
-  .max(500)
-  .regex(/^[^\p{Cc}]*$/u, 'must not contain control characters');
+const Note = plainText(z.string().trim().min(1).max(500));
 
 export const CreateAccountRequest = z
   .object({
-    email: Email,
+    email: EmailAddress,
     password: z
       .string()
       .min(MIN_ADMIN_PASSWORD_LENGTH)
@@ -90,7 +80,7 @@ export const CreditsGranted = z
   .meta({ id: 'CreditsGranted' });
 
 export const CreateAccountKeyRequest = z
-  .object({ name: z.string().trim().min(1).max(100).optional() })
+  .object({ name: plainText(z.string().trim().min(1).max(100)).optional() })
   .optional()
   .meta({ id: 'CreateAccountKeyRequest' });
 

@@ -7,6 +7,7 @@ import {
   QUALITIES,
   WEBHOOK_EVENTS,
 } from '../domain/vocabulary.ts';
+import { plainText } from './text.ts';
 
 /** Shapes shared by several resources. Every schema here is the contract (API.md). */
 export const JobStatus = z.enum(JOB_STATUSES);
@@ -88,10 +89,9 @@ export const Metadata = z
  * `job.completed` or `job.failed` event is delivered there once, signed with `callbackSecret`
  * (returned by the create call), through the same outbox and address guard as webhooks.
  */
-export const CallbackUrl = z
-  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
-  .max(2048)
-  .meta({ description: "Receives this job's job.completed or job.failed event, signed with callbackSecret." });
+export const CallbackUrl = plainText(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048)).meta({
+  description: "Receives this job's job.completed or job.failed event, signed with callbackSecret.",
+});
 
 export const callbackCreated = {
   callbackSecret: z

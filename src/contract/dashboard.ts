@@ -6,6 +6,7 @@ import { CreateJobRequest } from './jobs.ts';
 import { CreateTrackJobRequest, CreateVideoJobRequest } from './media-jobs.ts';
 import { UploadGrant, UploadGrantRequest } from './upload.ts';
 import { CreateWebhookRequest, WebhookListItem } from './webhooks.ts';
+import { plainText } from './text.ts';
 
 /**
  * The dashboard's JSON API (`/dashboard/api/*`, session-cookie authenticated). These schemas are the
@@ -19,7 +20,7 @@ export const JobKind = z.enum(JOB_KINDS);
 
 // --- session ---------------------------------------------------------------------------------
 export const SignInRequest = z.object({
-  email: z.string().trim().min(1).max(320),
+  email: plainText(z.string().trim().min(1).max(320)),
   password: z.string().min(1).max(1024),
 });
 export const SessionAccount = z.object({
@@ -164,11 +165,7 @@ export const DashboardUploadGrant = UploadGrant;
 export const DashboardJobCreated = z.object({ id: z.string(), kind: JobKind });
 /** PATCH /jobs/:id: an empty name goes back to the file name or the media title. */
 export const RenameJobRequest = z.object({
-  name: z
-    .string()
-    .trim()
-    .max(200)
-    .regex(/^[^\p{Cc}]*$/u, 'must not contain control characters'),
+  name: plainText(z.string().trim().max(200)),
 });
 
 /** GET /capabilities: what this server can do now, for a New-job form that offers only that. */
@@ -212,7 +209,7 @@ export const DashboardKey = z.object({
   isActive: z.boolean(),
 });
 export const KeyList = z.object({ keys: z.array(DashboardKey) });
-export const CreateKeyRequest = z.object({ name: z.string().trim().min(1).max(100) });
+export const CreateKeyRequest = z.object({ name: plainText(z.string().trim().min(1).max(100)) });
 /** The secret is in this answer only. */
 export const KeyCreated = z.object({ key: DashboardKey, secret: z.string() });
 

@@ -14,11 +14,12 @@ import {
   progressFields,
   Timestamp,
 } from './common.ts';
+import { plainText } from './text.ts';
 
 export const CreateJobRequest = z
   .object({
     uploadKey: z.string().min(1).max(200).optional(),
-    sourceUrl: z.string().min(1).max(2048).optional(),
+    sourceUrl: plainText(z.string().min(1).max(2048)).optional(),
     // The one sanitiser of client-sent names (control characters, CR LF, bidi overrides, paths).
     fileName: z.string().trim().min(1).max(255).transform(sanitizeFileName).optional(),
     outputType: OutputType.default('BOTH'),

@@ -13,6 +13,7 @@ import {
   Quality,
   Timestamp,
 } from './common.ts';
+import { plainText } from './text.ts';
 
 /**
  * Video and track jobs (docs/imports.md): a separation of a video-site or track-site address. Both
@@ -69,7 +70,7 @@ export type VideoOutputType = (typeof VIDEO_OUTPUT_TYPES)[number];
 const isVideoOutputType = (v: string): v is VideoOutputType => (VIDEO_OUTPUT_TYPES as readonly string[]).includes(v);
 
 export const CreateVideoJobRequest = z.object({
-  videoUrl: z.string().min(1).max(2048).meta({
+  videoUrl: plainText(z.string().min(1).max(2048)).meta({
     description:
       'Watch address (v=<id>), short address, embed address, shorts/live address, or a bare 11-character video id.',
   }),
@@ -121,7 +122,7 @@ export const VideoJobList = listSchema('VideoJobList', VideoJobDetail);
 // --- track ----------------------------------------------------------------------------------
 
 export const CreateTrackJobRequest = z.object({
-  trackUrl: z.string().min(1).max(2048).meta({
+  trackUrl: plainText(z.string().min(1).max(2048)).meta({
     description:
       'soundcloud.com/<artist>/<track> (also www. and m.), or on.soundcloud.com/<code>. Playlists and private links are refused.',
   }),

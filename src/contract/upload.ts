@@ -6,7 +6,7 @@ export const UploadGrantRequest = z.object({
   contentType: z.string().trim().min(1).max(100).optional(),
   fileSizeBytes: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().meta({
     description:
-      "Optional: the file's exact size in bytes. Above the limit, the grant is refused (FILE_TOO_LARGE); where uploadUrl points at S3, it is bound into the URL's signature, so S3 refuses a body of any other size.",
+      "Optional: the file's exact size in bytes. Above the limit, the grant is refused (FILE_TOO_LARGE). In scale-out with S3 storage, given it, uploadUrl is a presigned S3 PUT with that size bound into its signature (S3 refuses a body of any other size); without it, uploadUrl is this API's own upload route.",
   }),
 });
 
@@ -14,7 +14,7 @@ export const UploadGrant = z
   .object({
     uploadUrl: z.string().meta({
       description:
-        "Where to PUT the file (15 minutes). Embedded: this API's signed route, which probes the file as it arrives. Scale-out with S3 storage: a presigned S3 PUT (Content-Type signed, and the size when fileSizeBytes was given); the file is probed and measured by the worker when its job starts.",
+        "Where to PUT the file (15 minutes). This API's signed route, which probes the file as it arrives; or, in scale-out with S3 storage and fileSizeBytes given, a presigned S3 PUT (Content-Type and size signed), the file then probed and measured by the worker when its job starts.",
     }),
     uploadKey: z.string(),
     expiresAt: Timestamp,

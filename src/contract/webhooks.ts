@@ -1,25 +1,21 @@
 import { z } from 'zod';
+import { plainText } from './text.ts';
 import { JobStatus, OutputFormat, Outputs, OutputType, Quality, Timestamp, WebhookEvent } from './common.ts';
 
 const ALL_EVENTS = WebhookEvent.options;
 
 /** http(s) only, checked here so a wrong scheme is a VALIDATION_ERROR naming `url`; addresses are checked by the handler. */
-const HttpUrl = z
-  .string()
-  .trim()
-  .min(1)
-  .max(2048)
-  .refine(
-    (v) => {
-      try {
-        const u = new URL(v);
-        return u.protocol === 'http:' || u.protocol === 'https:';
-      } catch {
-        return false;
-      }
-    },
-    { message: 'must be an absolute http or https URL' },
-  );
+const HttpUrl = plainText(z.string().trim().min(1).max(2048)).refine(
+  (v) => {
+    try {
+      const u = new URL(v);
+      return u.protocol === 'http:' || u.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  },
+  { message: 'must be an absolute http or https URL' },
+);
 
 export const CreateWebhookRequest = z
   .object({

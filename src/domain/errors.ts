@@ -32,6 +32,12 @@ export const errorCatalog = {
     message: 'The request is not valid HTTP: its request line or a header holds bytes HTTP does not allow.',
   },
   HEADERS_TOO_LARGE: { status: 431, message: 'The request headers are too large.' },
+  URI_TOO_LONG: { status: 414, message: 'The request URL is too long.' },
+  EXPECTATION_FAILED: {
+    status: 417,
+    message: 'The Expect header names an expectation this server does not meet; only 100-continue is understood.',
+  },
+  HTTP_VERSION_NOT_SUPPORTED: { status: 505, message: 'This server speaks HTTP/1.1 (and HTTP/1.0) only.' },
   REQUEST_TIMEOUT: { status: 408, message: 'The request did not arrive in time.' },
   NOT_FOUND: { status: 404, message: 'No such route.' },
   IDEMPOTENCY_KEY_REUSED: {

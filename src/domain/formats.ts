@@ -1,3 +1,5 @@
+import { LONE_SURROGATE, stripUnsafeText } from './safe-text.ts';
+
 /**
  * Input formats the service accepts, by file extension, with the Content-Type used when a client
  * does not name one. The extension only picks the default type: every file is probed by ffprobe
@@ -38,15 +40,14 @@ const MAX_FILE_NAME_LENGTH = 200;
 
 /**
  * A file name made safe to store, show and put in Content-Disposition: strips directory parts
- * (both separators), control characters (C0, DEL, C1), bidi overrides, leading dots (hidden files,
- * "..") and surrounding blanks; replaces quotes and characters Windows refuses; shortens to 200
- * characters keeping the extension. Null when nothing usable is left.
+ * (both separators), the characters plain text never holds (`stripUnsafeText`: controls, bidi
+ * controls, zero-width and other invisible characters) and lone surrogates, leading dots (hidden
+ * files, "..") and surrounding blanks; replaces quotes and characters Windows refuses; shortens to
+ * 200 characters keeping the extension. Null when nothing usable is left.
  */
 export function cleanFileName(raw: string): string | null {
   let name = raw.split(/[/\\]/).pop() ?? '';
-  name = name
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this strips
-    .replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
+  name = stripUnsafeText(name.replace(LONE_SURROGATE, ''))
     .replace(/["<>:|?*]/g, '_')
     .trim()
     .replace(/^\.+/, '')

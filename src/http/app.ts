@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import { ApiError } from '../domain/errors.ts';
 import { answerClientError } from './client-error.ts';
+import { installFrameworkAnswers } from './framework-answers.ts';
 import { LOG_SERIALIZERS, REDACT_PATHS, REDACTED, scrubUrl } from '../log-redaction.ts';
 import { installJsonParser } from './json-body.ts';
 import { installIdempotency } from './idempotency.ts';
@@ -90,7 +91,11 @@ export function buildApi(rt: Runtime, opts: ApiOptions = {}): FastifyInstance {
     requestTimeout: requestTimeoutMs,
     connectionTimeout: idleTimeoutMs,
     keepAliveTimeout: keepAliveTimeoutMs,
+    // Host, Expect, CONNECT and a closing server are answered in the contract's body by
+    // `framework-answers.ts` rather than by Node or Fastify with theirs.
+    return503OnClosing: false,
     http: {
+      requireHostHeader: false,
       headersTimeout: Math.min(60_000, requestTimeoutMs),
       // Node checks the request timeout on this period; a quarter of it keeps the cut close to the limit.
       connectionsCheckingInterval: Math.max(250, Math.min(30_000, requestTimeoutMs / 4)),
@@ -106,6 +111,7 @@ export function buildApi(rt: Runtime, opts: ApiOptions = {}): FastifyInstance {
       reply.code(e.status).send(e.toBody());
     },
   });
+  installFrameworkAnswers(app);
   installJsonParser(app);
   app.addHook('onSend', async (request, reply) => {
     reply.header('X-Request-Id', request.id);

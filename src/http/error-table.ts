@@ -6,6 +6,7 @@ import { KeyLimitError, MAX_ACTIVE_KEYS } from '../store/api-keys.ts';
 import { EmailTakenError } from '../store/accounts.ts';
 import { ToolMissingError } from '../audio/tools.ts';
 import { toolMissingError } from '../domain/tool-missing.ts';
+import { BalanceLimitError, MAX_BALANCE_SECONDS } from '../store/credits.ts';
 import { MAX_WEBHOOKS_PER_ACCOUNT, WebhookLimitError } from '../store/webhooks.ts';
 
 type ErrorClass<E> = abstract new (...args: never[]) => E;
@@ -48,6 +49,13 @@ const DOMAIN_ERRORS: readonly Entry<Error>[] = [
         `This account already has ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks; delete one first.`,
         { limit: MAX_WEBHOOKS_PER_ACCOUNT },
       ),
+  }),
+  entry({
+    error: BalanceLimitError,
+    answer: () =>
+      new ApiError('VALIDATION_ERROR', `This grant would take the balance above ${MAX_BALANCE_SECONDS} seconds.`, {
+        field: 'seconds',
+      }),
   }),
   // Two creations of one email race past the check: the unique index decides.
   entry({ error: EmailTakenError, answer: () => new ApiError('EMAIL_TAKEN') }),

@@ -11,15 +11,27 @@ function isPrototypeKey(key: string, value: unknown): boolean {
 }
 
 /**
- * The JSON body parser of every route: `JSON.parse` (which is not recursive in V8), then one
+ * JSON text is UTF-8 (RFC 8259): bytes that are not are refused, not replaced by U+FFFD (which
+ * would store something the client never sent). A BOM is kept, so JSON.parse refuses it as before.
+ */
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * The JSON body parser of every route: the body decoded as strict UTF-8, `JSON.parse` (which is not recursive in V8), then one
  * iterative walk that refuses nesting deeper than MAX_JSON_DEPTH and prototype keys, each with a
  * message that says what is wrong. So no later recursive code (a size check, a hash, zod) can
  * overflow the stack, and `__proto__` is not reported as "not valid JSON" when it is.
  */
 export function installJsonParser(app: FastifyInstance): void {
   app.removeContentTypeParser(['application/json']);
-  app.addContentTypeParser(/^application\/(.+\+)?json\b/i, { parseAs: 'string' }, (_req, body, done) => {
-    const text = body as string;
+  app.addContentTypeParser(/^application\/(.+\+)?json\b/i, { parseAs: 'buffer' }, (_req, body, done) => {
+    let text: string;
+    try {
+      text = UTF8.decode(body as Buffer);
+    } catch {
+      done(new ApiError('INVALID_JSON', 'The request body is not valid UTF-8; JSON must be sent as UTF-8.'), undefined);
+      return;
+    }
     if (text.trim() === '') {
       done(new ApiError('INVALID_JSON', 'The request body is empty; send a JSON object.'), undefined);
       return;

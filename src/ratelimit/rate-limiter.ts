@@ -12,7 +12,22 @@ export interface RateLimiter {
   hit(key: string, limit: number, windowMs?: number): Promise<RateLimitResult>;
   /** Adapters on another service: resolves once it answers, else DependencyUnavailableError. */
   probe?(): Promise<void>;
+  /**
+   * Failure series, for backoffs whose delay grows with each failure (sign-in per account and
+   * address): records one failure of `key` and returns how many the series now has. The series is
+   * forgotten `forgetMs` after its last failure.
+   */
+  recordFailure(key: string, forgetMs: number): Promise<number>;
+  /** The series of `key`: its failures and the milliseconds since the last one; null when none. */
+  failures(key: string): Promise<FailureSeries | null>;
+  /** Forgets the series of `key` (a success). */
+  clearFailures(key: string): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface FailureSeries {
+  count: number;
+  msSinceLast: number;
 }
 
 export interface RateLimitResult {
@@ -28,9 +43,13 @@ export interface RateLimitResult {
 
 export const DEFAULT_WINDOW_MS = 60_000;
 
-export function assertHitArgs(key: string, limit: number, windowMs: number): void {
+export function assertKey(key: string): void {
   if (typeof key !== 'string' || key.length === 0 || key.length > 512)
     throw new TypeError('key must be 1 to 512 characters');
+}
+
+export function assertHitArgs(key: string, limit: number, windowMs: number): void {
+  assertKey(key);
   if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
   if (!Number.isSafeInteger(windowMs) || windowMs < 1) throw new RangeError('windowMs must be a positive integer');
 }

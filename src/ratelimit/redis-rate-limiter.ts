@@ -1,7 +1,15 @@
 import { Redis } from 'ioredis';
 import { redisFailure, unavailableOr, withDeadline } from '../dependencies/unavailable.ts';
 import { pingRedis } from '../dependencies/redis-probe.ts';
-import { assertHitArgs, DEFAULT_WINDOW_MS, resultFor, type RateLimiter, type RateLimitResult } from './rate-limiter.ts';
+import {
+  assertHitArgs,
+  DEFAULT_WINDOW_MS,
+  resultFor,
+  type RateLimiter,
+  type RateLimitResult,
+  assertKey,
+  type FailureSeries,
+} from './rate-limiter.ts';
 
 /**
  * One round trip, atomic: count the hit, start the window's expiry on its first hit, and report
@@ -21,6 +29,28 @@ end
 return {count, ttl}
 `;
 
+/**
+ * A failure series is a hash {n, last}: one more failure, its time by Redis's clock (so the API
+ * hosts' clocks do not matter), and the series forgotten ARGV[1] ms after it.
+ */
+const FAILURE_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local n = redis.call('HINCRBY', KEYS[1], 'n', 1)
+redis.call('HSET', KEYS[1], 'last', now)
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return n
+`;
+
+/** The series' failures and the milliseconds since its last one, by Redis's clock; nil when none. */
+const SERIES_SCRIPT = `
+local v = redis.call('HMGET', KEYS[1], 'n', 'last')
+if not v[1] then return nil end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return {tonumber(v[1]), now - tonumber(v[2] or now)}
+`;
+
 export interface RedisRateLimiterOptions {
   /** Prepended to every key; lets several deployments or test runs share one Redis. */
   prefix?: string;
@@ -32,7 +62,11 @@ export interface RedisRateLimiterOptions {
   onUnavailable?: (err: unknown) => void;
 }
 
-type WithHit = Redis & { stemforgeRateLimitHit(key: string, windowMs: number): Promise<[number, number]> };
+type WithHit = Redis & {
+  stemforgeRateLimitHit(key: string, windowMs: number): Promise<[number, number]>;
+  stemforgeRecordFailure(key: string, forgetMs: number): Promise<number>;
+  stemforgeFailureSeries(key: string): Promise<[number, number] | null>;
+};
 
 /**
  * Fixed-window counters in Redis, shared by every API process. Redis's own clock drives expiry;
@@ -53,8 +87,11 @@ export class RedisRateLimiter implements RateLimiter {
     this.#timeoutMs = options.timeoutMs ?? 5_000;
     this.#unavailable = unavailableOr('redis', redisFailure, options.onUnavailable ?? (() => {}));
     // defineCommand sends EVALSHA and falls back to EVAL once after a script-cache flush.
-    if (!('stemforgeRateLimitHit' in redis))
+    if (!('stemforgeRateLimitHit' in redis)) {
       redis.defineCommand('stemforgeRateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+      redis.defineCommand('stemforgeRecordFailure', { numberOfKeys: 1, lua: FAILURE_SCRIPT });
+      redis.defineCommand('stemforgeFailureSeries', { numberOfKeys: 1, lua: SERIES_SCRIPT });
+    }
     this.#redis = redis as WithHit;
   }
 
@@ -93,6 +130,27 @@ export class RedisRateLimiter implements RateLimiter {
     });
     const now = Date.now();
     return resultFor(Number(count), limit, now + Number(ttl), now);
+  }
+
+  async recordFailure(key: string, forgetMs: number): Promise<number> {
+    assertKey(key);
+    return Number(await this.#redis.stemforgeRecordFailure(this.#failureKey(key), forgetMs));
+  }
+
+  async failures(key: string): Promise<FailureSeries | null> {
+    assertKey(key);
+    const series = await this.#redis.stemforgeFailureSeries(this.#failureKey(key));
+    return series ? { count: Number(series[0]), msSinceLast: Math.max(0, Number(series[1])) } : null;
+  }
+
+  async clearFailures(key: string): Promise<void> {
+    assertKey(key);
+    await this.#redis.del(this.#failureKey(key));
+  }
+
+  /** Failure series live beside the counters, apart from them. */
+  #failureKey(key: string): string {
+    return `${this.#prefix}fail:${key}`;
   }
 
   async close(): Promise<void> {

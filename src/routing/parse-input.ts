@@ -1,9 +1,24 @@
 import type { z } from 'zod';
 import { ApiError } from '../domain/errors.ts';
+import { LONE_SURROGATE } from '../domain/safe-text.ts';
+import { findUnstorableText } from './storable-input.ts';
 
-/** Parses a request part, turning zod issues into VALIDATION_ERROR naming the field. */
+/**
+ * Parses a request part, turning zod issues into VALIDATION_ERROR naming the field. Text that
+ * cannot be stored (NUL, a lone surrogate: `src/domain/safe-text.ts`) is refused first, in every
+ * field, whatever the schema says of it.
+ */
 export function parseInput<T>(schema: z.ZodType<T>, value: unknown, where: 'body' | 'query' | 'path'): T {
   const input = value ?? (where === 'body' ? undefined : {});
+  const unstorable = findUnstorableText(input);
+  if (unstorable) {
+    // The field's name is echoed: without the very characters that made it unstorable.
+    const field = unstorable.path.replaceAll('\u0000', '').replace(LONE_SURROGATE, '\ufffd');
+    const shown = field.length > 80 ? `${field.slice(0, 80)}…` : field;
+    const target = shown ? `field '${shown}' in ${where}` : where;
+    const reason = unstorable.reason.startsWith('must') ? `it ${unstorable.reason}` : unstorable.reason;
+    throw new ApiError('VALIDATION_ERROR', `Invalid ${target}: ${reason}.`, { field: field || null });
+  }
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   throw validationError(result.error, where, input);
@@ -43,6 +58,11 @@ function describeIssue(issue: z.core.$ZodIssue, input: unknown): string {
   if (issue.code === 'invalid_type') {
     const value = valueAt(input, issue.path);
     if (value === undefined) return 'it is required';
+    // 1e400 is valid JSON that no double holds: JSON.parse (or a query's coercion) makes it Infinity.
+    const n = typeof value === 'number' || typeof value === 'string' ? Number(value) : Number.NaN;
+    if (Math.abs(n) === Infinity) {
+      return `expected a finite number; the number sent is too large to represent (it reads as ${n})`;
+    }
     return `expected ${issue.expected}, got ${typeName(value)}`;
   }
   if (issue.code === 'invalid_value' && 'values' in issue)

@@ -2,6 +2,7 @@ import { mkdir, rm, stat } from 'node:fs/promises';
 import { join, relative, resolve, isAbsolute } from 'node:path';
 import { classifyYtdlpStderr, lastErrorLine, YtdlpError } from './ytdlp-errors.ts';
 import { runYtdlp, type YtdlpProcessOptions, type YtdlpRun } from './ytdlp-process.ts';
+import { LONE_SURROGATE, stripUnsafeText } from '../domain/safe-text.ts';
 
 /**
  * The video-site and track-site downloader: yt-dlp (https://github.com/yt-dlp/yt-dlp) run as a
@@ -90,7 +91,14 @@ function parseJson(stdout: string): RawInfo {
   throw new YtdlpError('bad-output', `yt-dlp printed no JSON object: ${stdout.slice(0, 200)}`);
 }
 
-const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v : null);
+/**
+ * A text field of the site's info, as plain text (`src/domain/safe-text.ts`): titles and channel
+ * names are shown and stored, so what the site put in them to hide or reorder text is dropped.
+ */
+const str = (v: unknown): string | null => {
+  const text = typeof v === 'string' ? stripUnsafeText(v.replace(LONE_SURROGATE, '')) : '';
+  return text.trim() !== '' ? text : null;
+};
 
 /** Maps yt-dlp's info dict (its `-J` output) onto what Stemforge uses. */
 export function toMediaInfo(raw: RawInfo): MediaInfo {

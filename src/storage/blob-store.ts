@@ -42,6 +42,12 @@ export interface BlobStore {
   deletePrefix(prefix: string): Promise<void>;
 
   /**
+   * The names of the folders right under `prefix` (ending with "/") that hold at least one blob:
+   * `listFolders('jobs/')` lists the ids of the jobs with files. For the orphan sweep.
+   */
+  listFolders(prefix: string): Promise<string[]>;
+
+  /**
    * A URL anyone holding it can GET until `expiresAt`, answered with `Content-Disposition:
    * attachment` naming `fileName` and with `contentType`. Does not check that the blob exists.
    */

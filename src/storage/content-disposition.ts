@@ -1,15 +1,14 @@
+import { LONE_SURROGATE, stripUnsafeText } from '../domain/safe-text.ts';
+
 /**
  * `Content-Disposition: attachment` for a file name of any characters, per RFC 6266 section 4.3:
  * a quoted ASCII `filename` fallback for old clients plus `filename*` in the RFC 8187 (ex-5987)
  * `UTF-8''` encoding that current browsers prefer.
  */
 export function attachmentDisposition(fileName: string): string {
-  const name = fileName
-    // A lone surrogate would make encodeURIComponent throw.
-    .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd')
-    .replace(/[/\\]/g, '_')
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this strips
-    .replace(/[\x00-\x1f\x7f]/g, '');
+  // A lone surrogate would make encodeURIComponent throw; a bidi control or an invisible character
+  // would let a name show (and save) as another one ("\u202Egpj.zip" reads "piz.jpg").
+  const name = stripUnsafeText(fileName.replace(LONE_SURROGATE, '\ufffd')).replace(/[/\\]/g, '_');
   // The quoted-string fallback: printable ASCII only, and no quote or backslash so it cannot end
   // the string early or rely on escapes that some clients ignore.
   const fallback = name

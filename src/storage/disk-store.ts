@@ -147,6 +147,15 @@ export class DiskBlobStore implements BlobStore {
     await this.#prune(dirname(folder));
   }
 
+  async listFolders(prefix: string): Promise<string[]> {
+    assertBlobPrefix(prefix);
+    const entries = await readdir(join(this.#objects, prefix), { withFileTypes: true }).catch((err) => {
+      if (isMissing(err)) return [];
+      throw err;
+    });
+    return entries.filter((e) => e.isDirectory()).map((e) => e.name);
+  }
+
   async signedDownloadUrl(key: string, options: SignedDownloadOptions): Promise<{ url: string; expiresAt: Date }> {
     assertBlobKey(key);
     assertSignedDownloadOptions(options);

@@ -210,6 +210,26 @@ export class S3BlobStore implements BlobStore {
     return presignDownload(this.#signing(), key, options);
   }
 
+  async listFolders(prefix: string): Promise<string[]> {
+    assertBlobPrefix(prefix);
+    const folders: string[] = [];
+    let token: string | undefined;
+    do {
+      const list = new ListObjectsV2Command({
+        Bucket: this.#bucket,
+        Prefix: prefix,
+        Delimiter: '/',
+        ContinuationToken: token,
+      });
+      const page = await this.#call((abortSignal) => this.#client.send(list, { abortSignal }));
+      for (const p of page.CommonPrefixes ?? []) {
+        if (p.Prefix?.startsWith(prefix)) folders.push(p.Prefix.slice(prefix.length, -1));
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    return folders;
+  }
+
   /**
    * Multipart uploads still open in the bucket that this process is not writing: a process killed
    * mid-upload leaves one (lib-storage aborts only on an error it lives to see), and S3 keeps its

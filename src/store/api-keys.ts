@@ -1,4 +1,5 @@
 import type { DbOrTx } from './schema.ts';
+import { withAccountLock } from './account-lock.ts';
 import { newId } from '../domain/ids.ts';
 import { displayPrefix, generateApiKey, hashApiKey, sameHash } from '../domain/api-key.ts';
 
@@ -16,34 +17,40 @@ export interface ApiKeyInfo {
 
 export class KeyLimitError extends Error {}
 
-/** Creates a key and returns it in clear: this is the only time it is ever seen. */
+/**
+ * Creates a key and returns it in clear: this is the only time it is ever seen. The limit check and
+ * the insert run under the account's lock (`account-lock.ts`), so racing creations never leave
+ * more than MAX_ACTIVE_KEYS active keys.
+ */
 export async function createApiKey(
   db: DbOrTx,
   accountId: string,
   name: string | null = null,
 ): Promise<{ key: string; info: ApiKeyInfo }> {
-  const active = await db
-    .selectFrom('api_keys')
-    .select((eb) => eb.fn.countAll<string | number>().as('n'))
-    .where('account_id', '=', accountId)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirstOrThrow();
-  if (Number(active.n) >= MAX_ACTIVE_KEYS) {
-    throw new KeyLimitError(`account ${accountId} already has ${MAX_ACTIVE_KEYS} active keys; revoke one first`);
-  }
-  const key = generateApiKey();
-  const row = {
-    id: newId('key'),
-    account_id: accountId,
-    prefix: displayPrefix(key),
-    name,
-    hash: hashApiKey(key),
-    created_at: new Date().toISOString(),
-    revoked_at: null,
-    last_used_at: null,
-  };
-  await db.insertInto('api_keys').values(row).execute();
-  return { key, info: toInfo(row) };
+  return withAccountLock(db, accountId, async (tx) => {
+    const active = await tx
+      .selectFrom('api_keys')
+      .select((eb) => eb.fn.countAll<string | number>().as('n'))
+      .where('account_id', '=', accountId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    if (Number(active.n) >= MAX_ACTIVE_KEYS) {
+      throw new KeyLimitError(`account ${accountId} already has ${MAX_ACTIVE_KEYS} active keys; revoke one first`);
+    }
+    const key = generateApiKey();
+    const row = {
+      id: newId('key'),
+      account_id: accountId,
+      prefix: displayPrefix(key),
+      name,
+      hash: hashApiKey(key),
+      created_at: new Date().toISOString(),
+      revoked_at: null,
+      last_used_at: null,
+    };
+    await tx.insertInto('api_keys').values(row).execute();
+    return { key, info: toInfo(row) };
+  });
 }
 
 /**

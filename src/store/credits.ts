@@ -33,13 +33,25 @@ async function append(
     .execute();
 }
 
-async function adjust(db: DbOrTx, accountId: string, delta: number): Promise<boolean> {
-  const result = await db
+/**
+ * The most a grant may take a balance to: 31 million years of audio, so a balance, a hold given
+ * back on top of it and any sum of them stay exact in JavaScript's numbers (below 2^53) and in
+ * PostgreSQL's bigint.
+ */
+export const MAX_BALANCE_SECONDS = 1_000_000_000_000_000;
+
+/** A grant would take the balance above MAX_BALANCE_SECONDS. */
+export class BalanceLimitError extends Error {}
+
+/** Moves the balance by `delta`; false when that would overdraw it (or, with `cap`, pass the cap). */
+async function adjust(db: DbOrTx, accountId: string, delta: number, cap?: number): Promise<boolean> {
+  let update = db
     .updateTable('balances')
     .set({ balance_seconds: sql`balance_seconds + ${delta}`, updated_at: new Date().toISOString() })
     .where('account_id', '=', accountId)
-    .where('balance_seconds', '>=', -delta)
-    .executeTakeFirst();
+    .where('balance_seconds', '>=', -delta);
+  if (cap !== undefined) update = update.where('balance_seconds', '<=', cap - delta);
+  const result = await update.executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 
@@ -50,7 +62,10 @@ export async function grantCredits(
   note: string | null = null,
 ): Promise<void> {
   if (!Number.isInteger(seconds) || seconds <= 0) throw new Error('a grant must be a positive whole number of seconds');
-  if (!(await adjust(db, accountId, seconds))) throw new Error(`unknown account ${accountId}`);
+  if (!(await adjust(db, accountId, seconds, MAX_BALANCE_SECONDS))) {
+    if ((await getBalance(db, accountId)) === null) throw new Error(`unknown account ${accountId}`);
+    throw new BalanceLimitError(`the balance would pass ${MAX_BALANCE_SECONDS} s`);
+  }
   await append(db, accountId, 'grant', seconds, seconds, null, note);
 }
 

@@ -15,6 +15,7 @@ import * as m007 from './migrations/007-idempotency-keys.ts';
 import * as m008 from './migrations/008-job-names.ts';
 import * as m009 from './migrations/009-admin.ts';
 import * as m010 from './migrations/010-crash-accounting.ts';
+import * as m012 from './migrations/012-wide-amounts.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   '008-job-names': m008,
   '009-admin': m009,
   '010-crash-accounting': m010,
+  '012-wide-amounts': m012,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
@@ -74,6 +76,7 @@ export function openDatabase(url: string, opts: OpenOptions = {}): DatabaseHandl
     max: 10,
     connectionTimeoutMillis: timeoutMs,
     keepAlive: true,
+    types: { getTypeParser: typeParser },
     ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
   });
   // An idle connection that dies (the server restarted) is reported here; without a listener the
@@ -82,6 +85,17 @@ export function openDatabase(url: string, opts: OpenOptions = {}): DatabaseHandl
   const dialect = new PostgresDialect({ pool: opts.boundQueries ? boundedPool(pool, timeoutMs, report) : pool });
   const db = new Kysely<Database>({ dialect });
   return { db, dialect: 'postgres', close: () => db.destroy() };
+}
+
+/**
+ * PostgreSQL's 64-bit integers (`bigint` columns, `count(*)`) as numbers, as SQLite gives them:
+ * node-postgres returns them as strings by default. Every amount stays far below 2^53 (balances
+ * are capped, `MAX_BALANCE_SECONDS`), so the number is exact.
+ */
+const INT8_OID = 20;
+function typeParser(oid: number, format?: 'text' | 'binary') {
+  if (oid === INT8_OID && format !== 'binary') return (value: string) => Number(value);
+  return pg.types.getTypeParser(oid, format);
 }
 
 /** Applies the migrations not yet applied, all of them or (`upTo`, tests of a migration) up to one. */

@@ -108,3 +108,17 @@ export async function listAllAccountJobs(
 export async function findAccountJobsByIds(db: DbOrTx, accountId: string, ids: string[]): Promise<JobRow[]> {
   return db.selectFrom('jobs').selectAll().where('account_id', '=', accountId).where('id', 'in', ids).execute();
 }
+
+/** Which of `ids` are jobs that exist (of any account). */
+export async function existingJobIds(db: DbOrTx, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.selectFrom('jobs').select('id').where('id', 'in', ids).execute();
+  return new Set(rows.map((r) => r.id));
+}
+
+/** Whether any job (of any status) has `sourceKey` as its input. */
+export async function hasJobWithSource(db: DbOrTx, sourceKey: string): Promise<boolean> {
+  return (
+    (await db.selectFrom('jobs').select('id').where('source_key', '=', sourceKey).executeTakeFirst()) !== undefined
+  );
+}

@@ -159,6 +159,11 @@ export interface WebhookDeliveriesTable {
   duration_ms: number | null;
   /** The process that claimed it (`workerId`); a claim of a dead process is sent again. */
   claimed_by: string | null;
+  /**
+   * The event's body (JSON) as it was when the job's state committed, so a re-send is
+   * byte-identical; null on rows written before it was kept (their body is built at send time).
+   */
+  payload: string | null;
 }
 
 /** One row per model a worker process has; refreshed by the worker's heartbeat. */

@@ -126,14 +126,16 @@ export async function listJobDeliveries(db: DbOrTx, jobId: string): Promise<Deli
 
 /**
  * Writes one pending delivery of `event` for `jobId` per active webhook of `accountId` subscribed to
- * it (inside the transaction that settles the job). The unique index on (webhook, job, event)
- * means it can never be written twice.
+ * it (inside the transaction that settles the job), each with the event's body, which `payload` makes
+ * (only when some webhook is subscribed) from the time the event happened. The unique index on
+ * (webhook, job, event) means it can never be written twice.
  */
 export async function insertPendingDeliveries(
   tx: DbOrTx,
   accountId: string,
   jobId: string,
   event: string,
+  payload: (occurredAt: string) => Promise<string | null>,
 ): Promise<number> {
   const hooks = await tx
     .selectFrom('webhooks')
@@ -144,19 +146,20 @@ export async function insertPendingDeliveries(
     .where((eb) => eb.or([eb('job_id', 'is', null), eb('job_id', '=', jobId)]))
     .execute();
   const now = new Date().toISOString();
-  const rows = hooks
-    .filter((h) => (JSON.parse(h.events_json) as string[]).includes(event))
-    .map((h) => ({
-      id: newId('dlv'),
-      webhook_id: h.id,
-      job_id: jobId,
-      event,
-      status: 'pending' as const,
-      created_at: now,
-      sent_at: null,
-      response_status: null,
-      error: null,
-    }));
+  const subscribed = hooks.filter((h) => (JSON.parse(h.events_json) as string[]).includes(event));
+  const body = subscribed.length > 0 ? await payload(now) : null;
+  const rows = subscribed.map((h) => ({
+    id: newId('dlv'),
+    webhook_id: h.id,
+    job_id: jobId,
+    event,
+    status: 'pending' as const,
+    created_at: now,
+    sent_at: null,
+    response_status: null,
+    error: null,
+    payload: body,
+  }));
   if (rows.length) await tx.insertInto('webhook_deliveries').values(rows).execute();
   return rows.length;
 }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { DbOrTx, WebhooksTable } from './schema.ts';
+import { withAccountLock } from './account-lock.ts';
 import { generateWebhookSecret, newId } from '../domain/ids.ts';
 import { isWebhookEvent, type WebhookEventName } from '../domain/vocabulary.ts';
 
@@ -41,21 +42,15 @@ export function toWebhookView(row: WebhookRow): WebhookView {
 
 /**
  * Creates a webhook with a fresh secret and returns it with the secret: the only time it is seen.
- * The limit check and the insert share a transaction that first touches the account row: on
- * PostgreSQL that row lock serialises two racing creations (so a sixth can never slip in), and
- * SQLite serialises write transactions anyway.
+ * The limit check and the insert run under the account's lock (`account-lock.ts`), so racing
+ * creations never pass the limit.
  */
 export async function createWebhook(
   db: DbOrTx,
   accountId: string,
   input: { url: string; events: WebhookEventName[] },
 ): Promise<{ webhook: WebhookView; secret: string }> {
-  const run = async (tx: DbOrTx) => {
-    await tx
-      .updateTable('accounts')
-      .set((eb) => ({ email: eb.ref('email') }))
-      .where('id', '=', accountId)
-      .execute();
+  return withAccountLock(db, accountId, async (tx) => {
     const count = await tx
       .selectFrom('webhooks')
       .select((eb) => eb.fn.countAll<string | number>().as('n'))
@@ -69,8 +64,7 @@ export async function createWebhook(
     const row = newWebhookRow(accountId, input.url, input.events, null);
     await tx.insertInto('webhooks').values(row).execute();
     return { webhook: toWebhookView(row), secret: row.secret };
-  };
-  return db.isTransaction ? run(db) : db.transaction().execute(run);
+  });
 }
 
 /** The account's webhooks (not deleted), oldest first. */

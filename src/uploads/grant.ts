@@ -69,11 +69,14 @@ export function newUploadRow(
 }
 
 /**
- * POST /upload: an upload row and the URL to PUT the file to, valid for 15 minutes. Embedded: this
- * API's signed route, which probes and measures the file as it arrives. Scale-out on S3
- * (`directUploads`): a presigned PUT straight to the bucket with the Content-Type (and, when the
- * client gave it, the exact size) signed; the row is `direct`, and each job made from it is probed
- * and measured by the worker before anything is charged or separated (`src/worker/measure-input.ts`).
+ * POST /upload: an upload row and the URL to PUT the file to, valid for 15 minutes. Embedded, or
+ * without `fileSizeBytes`: this API's signed route, which probes and measures the file as it
+ * arrives and stops reading past the size limit. Scale-out on S3 (`directUploads`) with
+ * `fileSizeBytes`: a presigned PUT straight to the bucket with the Content-Type and that exact size
+ * signed (S3 refuses any other), so what lands in the bucket is bounded; the row is `direct`, and
+ * each job made from it is probed and measured by the worker before anything is charged or
+ * separated (`src/worker/measure-input.ts`). A presigned PUT without a signed size would let a
+ * client store a file of any size for as long as the grant's retention.
  */
 export async function grantUpload(
   deps: Pick<UploadDeps, 'config' | 'db' | 'signer' | 'store'>,
@@ -88,7 +91,7 @@ export async function grantUpload(
     expiresAt: new Date(now + UPLOAD_URL_TTL_SECONDS * 1000),
     now: new Date(now),
   });
-  const direct = directUploads(deps);
+  const direct = directUploads(deps) && body.fileSizeBytes !== undefined;
   if (direct) {
     row.status = 'direct';
     row.storage_key = `${uploadPrefix(row)}${DIRECT_UPLOAD_OBJECT}`;

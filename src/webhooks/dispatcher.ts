@@ -15,7 +15,7 @@ import {
 import { PROCESS_ID } from '../domain/process-id.ts';
 import { buildWebhookPayload } from '../jobs/events/webhook-payload.ts';
 import { sendWebhook } from './send.ts';
-import type { WebhookEventName } from '../jobs/events/outbox.ts';
+import type { WebhookEventName } from '../domain/vocabulary.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 
 /** What delivering webhooks needs (`src/runtime.ts` satisfies it). */
@@ -93,9 +93,11 @@ async function attemptDelivery(deps: DispatcherDeps, row: DeliveryRow): Promise<
     await skipDelivery(deps.db, row.id, owner, 'job not found');
     return 'skipped';
   }
-  let body: unknown;
+  // The body stored when the job's state committed (the same bytes every time it is sent); rows
+  // written before bodies were stored are built now.
+  let body: unknown = row.payload;
   try {
-    body = await buildWebhookPayload(job, row.event as WebhookEventName, row.created_at, deps.store);
+    body ??= await buildWebhookPayload(job, row.event as WebhookEventName, row.created_at, deps.store);
   } catch (err) {
     // Our fault, not the receiver's: not counted against the webhook.
     await skipDelivery(deps.db, row.id, owner, `payload could not be built: ${(err as Error).message}`);

@@ -38,7 +38,7 @@ export async function denoiseStage(deps: StageDeps, ctx: StageContext<'denoise'>
 
   const key = `jobs/${job.id}/denoised.${format}`;
   const contentType = AUDIO_CONTENT_TYPES[format];
-  await deps.store.putFile(key, outputPath, { contentType });
+  await ctx.storeFile(key, outputPath, contentType);
   const outputs: StoredOutputs = {
     [DENOISED_OUTPUT]: { key, fileName: outputFileName(input.fileName, 'denoised', format), contentType },
   };

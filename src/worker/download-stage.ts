@@ -104,7 +104,7 @@ async function runDownload<K extends MediaSite>(
 
   const ext = extensionOf(downloaded.path);
   const key = `sources/${job.account_id}/${job.id}/source`;
-  await deps.store.putFile(key, downloaded.path, { contentType: INPUT_FORMATS[ext] ?? 'application/octet-stream' });
+  await ctx.storeFile(key, downloaded.path, INPUT_FORMATS[ext] ?? 'application/octet-stream');
   ctx.progress(5);
 
   const credits = creditsForDuration(duration);

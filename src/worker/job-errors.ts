@@ -1,3 +1,4 @@
+import { LONE_SURROGATE } from '../domain/safe-text.ts';
 import { scrubInternals } from '../domain/client-message.ts';
 import { PermanentJobError } from '../domain/permanent-job-error.ts';
 
@@ -16,8 +17,13 @@ export class JobTimeoutError extends Error {}
 /** The worker is shutting down: the attempt is handed back, not counted as a failure. */
 export class ShutdownError extends Error {}
 
-/** Readable reason for a job's errorMessage: the message, without stack, server paths or storage keys. */
+/**
+ * Readable reason for a job's errorMessage: the message, without stack, server paths, storage keys
+ * or characters text cannot hold (a tool's output may carry NUL, which PostgreSQL would refuse, and
+ * so make the failure itself fail).
+ */
 export function readableError(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
-  return scrubInternals(message).slice(0, 500) || 'unknown error';
+  const plain = message.replace(LONE_SURROGATE, '').replace(/[\p{Cc}\p{Cf}]+/gu, ' ');
+  return scrubInternals(plain).slice(0, 500) || 'unknown error';
 }

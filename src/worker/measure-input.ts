@@ -18,8 +18,10 @@ import { PermanentJobError } from './job-errors.ts';
  * the API takes), then the duration limits, then the credits settled to the decoded length
  * (`ctx.settleMeasuredInput`). Any refusal fails the job at once with the catalogued code the API
  * would have answered (UNSUPPORTED_FORMAT, AUDIO_NOT_DECODABLE, FILE_TOO_LARGE, AUDIO_TOO_LONG,
- * AUDIO_TOO_SHORT, INSUFFICIENT_CREDITS); the runner then releases the hold. Returns the row with
- * its duration and credits as they stand now; `limitInputToBill` still runs after this.
+ * AUDIO_TOO_SHORT, INSUFFICIENT_CREDITS); the runner then releases the hold, and a file refused for
+ * what it is is deleted from the store at once. The size recorded is the one downloaded (a client
+ * may have PUT again since the job was created). Returns the row with its duration and credits as
+ * they stand now; `limitInputToBill` still runs after this.
  */
 export async function fetchMeasuredInput<K extends JobKind>(
   deps: Pick<StageDeps, 'config' | 'store' | 'log'>,
@@ -32,11 +34,32 @@ export async function fetchMeasuredInput<K extends JobKind>(
     await deps.store.downloadToFile(job.source_key, inputPath);
     return job;
   }
+  let measured: { seconds: number; bytes: number };
+  try {
+    measured = await downloadAndMeasure(deps, ctx.signal, job.source_key, inputPath);
+  } catch (err) {
+    // A file no job can use (not audio, too long or short, too large) goes at once, not a retention
+    // period later: a direct upload must not be a way to keep anything in the bucket.
+    if (err instanceof PermanentJobError) await deps.store.delete(job.source_key);
+    throw err;
+  }
+  const credits = await ctx.settleMeasuredInput(measured.seconds, measured.bytes);
+  deps.log.info({ jobId: job.id, durationSeconds: measured.seconds, credits }, 'direct upload measured');
+  return { ...job, duration_seconds: measured.seconds, credits_required: credits };
+}
+
+/** The download with the size limit, the measuring decode and the duration limits; refusals are permanent. */
+async function downloadAndMeasure(
+  deps: Pick<StageDeps, 'config' | 'store' | 'log'>,
+  signal: AbortSignal,
+  key: string,
+  inputPath: string,
+): Promise<{ seconds: number; bytes: number }> {
   const { limits } = deps.config;
-  await downloadWithLimit(deps, job.source_key, inputPath, limits.maxFileSizeBytes);
+  const bytes = await downloadWithLimit(deps, key, inputPath, limits.maxFileSizeBytes);
   let seconds: number;
   try {
-    seconds = (await measureAudioOrReject(deps, inputPath, { signal: ctx.signal })).durationSeconds;
+    seconds = (await measureAudioOrReject(deps, inputPath, { signal })).durationSeconds;
   } catch (err) {
     if (err instanceof ApiError) throw new PermanentJobError(err.message, err.code);
     throw err;
@@ -53,9 +76,7 @@ export async function fetchMeasuredInput<K extends JobKind>(
       'AUDIO_TOO_SHORT',
     );
   }
-  const credits = await ctx.settleMeasuredInput(seconds);
-  deps.log.info({ jobId: job.id, durationSeconds: seconds, credits }, 'direct upload measured');
-  return { ...job, duration_seconds: seconds, credits_required: credits };
+  return { seconds, bytes };
 }
 
 /** Downloads a blob, refusing it once it passes `maxBytes` (an object replaced after the job's creation). */
@@ -64,10 +85,10 @@ async function downloadWithLimit(
   key: string,
   localPath: string,
   maxBytes: number,
-): Promise<void> {
+): Promise<number> {
   const body = await deps.store.createReadStream(key);
   try {
-    await copyWithLimit(body, createWriteStream(localPath), maxBytes);
+    return await copyWithLimit(body, createWriteStream(localPath), maxBytes);
   } catch (err) {
     await rm(localPath, { force: true });
     if (err instanceof BlobTooLargeError) {

@@ -17,6 +17,7 @@ import { workDirName } from './work-dir.ts';
 import { holdPath } from '../storage/held-paths.ts';
 import { storedTierLabel } from '../metrics/labels.ts';
 import { settleMeasuredInput } from './settle-measured.ts';
+import { discardIfAbandoned, guardedStoreFile } from './guarded-output.ts';
 
 const LEASE_MS = 30_000;
 const HEARTBEAT_MS = 10_000;
@@ -91,13 +92,15 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
     if (!handler) throw new PermanentJobError(`no handler for ${job.kind} jobs at stage ${stage}`);
     await mkdir(workDir, { recursive: true });
     const typed = readJob(job);
-    const settle = (seconds: number) => settleMeasuredInput(deps, job, typed.input, workerId, seconds);
+    const settle = (seconds: number, bytes: number) =>
+      settleMeasuredInput(deps, job, typed.input, workerId, { durationSeconds: seconds, fileSizeBytes: bytes });
     const result = await handler(deps, {
       job: typed,
       workDir,
       signal: controller.signal,
       progress,
       settleMeasuredInput: settle,
+      storeFile: guardedStoreFile(deps, job, workerId, LEASE_MS),
     });
     if (result.type === 'next-stage') {
       await transitionHeldJob(deps.db, job.id, workerId, {
@@ -131,6 +134,12 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
       outcome = await failOrRetry(runner, job, stage, reason);
     }
   } finally {
+    // Lost to a cancel or a delete: what this attempt stored goes with the job.
+    if (outcome === 'handed_back' || outcome === 'taken_over') {
+      await discardIfAbandoned(deps, job).catch((err: Error) =>
+        deps.log.warn({ jobId: job.id, err: err.message }, 'could not remove the files of a cancelled job'),
+      );
+    }
     deps.metrics.stagesRunning.dec(labels);
     deps.metrics.stageDuration.observe({ ...labels, outcome }, (performance.now() - startedAt) / 1000);
     clearTimeout(timeout);
@@ -143,7 +152,7 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
 
 /** Settles a completed job; false when another worker had taken it over (it settles the job). */
 async function completeJob(
-  deps: Pick<WorkerDeps, 'config' | 'db' | 'metrics'>,
+  deps: Pick<WorkerDeps, 'config' | 'db' | 'metrics' | 'store'>,
   job: JobRow,
   outcome: StageCompleted,
 ): Promise<boolean> {
@@ -171,7 +180,7 @@ async function completeJob(
       settlement = { ...settlement, released: await releaseHold(tx, job.account_id, job.id, 'metering is off') };
     }
     await setCreditsCharged(tx, job.id, settlement.charged);
-    await recordJobEvent(tx, job.id, 'job.completed');
+    await recordJobEvent(tx, deps.store, job.id, 'job.completed');
     return settlement;
   });
   if (!settled) return false;
@@ -213,7 +222,7 @@ async function failOrRetry(runner: Runner, job: JobRow, stage: Stage, err: unkno
 
 /** The terminal failure: FAILED, the hold released and `job.failed` in the outbox, in one transaction. */
 async function failJob(
-  deps: Pick<WorkerDeps, 'config' | 'db' | 'metrics'>,
+  deps: Pick<WorkerDeps, 'config' | 'db' | 'metrics' | 'store'>,
   job: JobRow,
   message: string,
   code: string,
@@ -231,7 +240,7 @@ async function failJob(
     });
     if (!moved) return null;
     const seconds = await releaseHold(tx, job.account_id, job.id, 'job failed');
-    await recordJobEvent(tx, job.id, 'job.failed');
+    await recordJobEvent(tx, deps.store, job.id, 'job.failed');
     return seconds;
   });
   if (released !== null) {

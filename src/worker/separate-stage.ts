@@ -126,7 +126,7 @@ async function separateInput(
     if (!path) continue;
     if ((await stat(path)).size === 0) throw new Error(`the ${stem} output is empty`);
     const key = `jobs/${job.id}/${stem}.${format}`;
-    await deps.store.putFile(key, path, { contentType: AUDIO_CONTENT_TYPES[format] });
+    await ctx.storeFile(key, path, AUDIO_CONTENT_TYPES[format]);
     outputs[stem] = {
       key,
       fileName: outputFileName(input.fileName, stem, format),

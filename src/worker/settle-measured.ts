@@ -11,20 +11,21 @@ import { PermanentJobError, ShutdownError } from './job-errors.ts';
  * The runner's half of measuring an input the API never saw (an upload PUT straight to S3): in one
  * transaction, the estimate held at creation is released and exactly the measured length is held
  * instead, and the job's row records that length and cost (what the detail shows and the completion
- * charges). When the balance cannot cover the measured length, nothing changes and the job fails
+ * charges) and the size of the file measured (a client may have PUT again after the job's creation). When the balance cannot cover the measured length, nothing changes and the job fails
  * with INSUFFICIENT_CREDITS (its estimate is then released with the failure), as `POST /jobs` would
  * have answered 402 had the length been known there. Returns the credits now required.
  */
 export async function settleMeasuredInput(
   deps: Pick<WorkerDeps, 'db' | 'config' | 'metrics'>,
   job: Pick<JobRow, 'id' | 'account_id'>,
-  /** The job's input payload as `readJob` parsed it; stored again with the measured bill. */
-  parsedInput: { billedSeconds: number },
+  /** The job's input payload as `readJob` parsed it; stored again with the measured bill and size. */
+  parsedInput: { billedSeconds: number; fileSizeBytes: number },
   owner: string,
-  durationSeconds: number,
+  measured: { durationSeconds: number; fileSizeBytes: number },
 ): Promise<number> {
+  const { durationSeconds, fileSizeBytes } = measured;
   const credits = creditsForDuration(durationSeconds);
-  const input = { ...parsedInput, billedSeconds: credits };
+  const input = { ...parsedInput, billedSeconds: credits, fileSizeBytes };
   let released: { estimate: number; held: number } | null;
   try {
     released = await deps.db.transaction().execute(async (tx) => {

@@ -25,11 +25,19 @@ export interface StageContext<out K extends JobKind = JobKind> {
   progress(percent: number, phase?: ProgressPhase): void;
   /**
    * Settles the job's credits to its input's measured length, for an input the API never measured
-   * (an upload PUT straight to S3): the hold becomes exactly that length and the row records it.
+   * (an upload PUT straight to S3): the hold becomes exactly that length and the row records it,
+   * with the size of the file measured.
    * Resolves to the credits now required; rejects with a PermanentJobError (INSUFFICIENT_CREDITS)
    * when the balance cannot cover it. The runner writes the row (`settle-measured.ts`).
    */
-  settleMeasuredInput(durationSeconds: number): Promise<number>;
+  settleMeasuredInput(durationSeconds: number, fileSizeBytes: number): Promise<number>;
+  /**
+   * Stores a file of the job (an output, a downloaded source) in the blob store, only while the job
+   * is still this worker's: checked before and after the write; a write that raced a cancel is
+   * removed and the stage stops (ShutdownError). The runner's (`guarded-output.ts`); stages never
+   * write the job's files to the store themselves.
+   */
+  storeFile(key: string, localPath: string, contentType: string): Promise<void>;
 }
 
 /** The job is done: its outputs, its BPM/key, and the seconds to charge. */

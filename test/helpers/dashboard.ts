@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { hashPassword } from '../../src/accounts/password.ts';
 import { setPasswordHash } from '../../src/store/account-passwords.ts';
 import { findAccount } from '../../src/store/accounts.ts';
+import { startSession } from '../../src/dashboard/sessions.ts';
+import { SESSION_COOKIE } from '../../src/dashboard/cookies.ts';
 import { expect } from 'vitest';
 import type { TestServer } from './server.ts';
 
@@ -85,4 +87,16 @@ export async function getJson<T>(c: DashboardClient, path: string, schema: { par
   const res = await c.call('GET', path);
   expect(res.status, path).toBe(200);
   return schema.parse(await res.json());
+}
+
+/**
+ * A client with a session started in the database, as a sign-in would start it, without a sign-in
+ * request: for tests that must not spend the address's sign-in budget.
+ */
+export async function sessionClient(s: TestServer, accountId: string): Promise<DashboardClient> {
+  const c = dashboardClient(s);
+  const session = await startSession(s.rt.db, accountId);
+  c.cookie = `${SESSION_COOKIE}=${session.token}`;
+  c.csrf = session.csrfToken;
+  return c;
 }

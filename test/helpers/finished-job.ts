@@ -65,10 +65,8 @@ export async function commitFinishedJob(
   const id = newId('job');
   const now = new Date();
   const stored: Record<string, { key: string; fileName: string; contentType: string }> = {};
-  for (const [stem, bytes] of Object.entries(o.outputs ?? {})) {
-    const key = `jobs/${id}/${stem}.mp3`;
-    await rt.store.put(key, Readable.from([bytes]), { contentType: 'audio/mpeg' });
-    stored[stem] = { key, fileName: `song-${stem}.mp3`, contentType: 'audio/mpeg' };
+  for (const stem of Object.keys(o.outputs ?? {})) {
+    stored[stem] = { key: `jobs/${id}/${stem}.mp3`, fileName: `song-${stem}.mp3`, contentType: 'audio/mpeg' };
   }
   const kind = o.kind ?? 'stem';
   const job = pendingJobRow(accountId, {
@@ -96,7 +94,11 @@ export async function commitFinishedJob(
   });
   const deliveries = await rt.db.transaction().execute(async (tx) => {
     await insertJob(tx, job);
-    return recordJobEvent(tx, id, o.outcome === 'COMPLETED' ? 'job.completed' : 'job.failed');
+    return recordJobEvent(tx, rt.store, id, o.outcome === 'COMPLETED' ? 'job.completed' : 'job.failed');
   });
+  // Stored after the row, as a worker does: a folder of `jobs/` without its row is an orphan.
+  for (const [stem, bytes] of Object.entries(o.outputs ?? {})) {
+    await rt.store.put(stored[stem]!.key, Readable.from([bytes]), { contentType: 'audio/mpeg' });
+  }
   return { job, deliveries };
 }

@@ -2,13 +2,13 @@ import { ChangePasswordRequest, SessionInfo, SignInRequest } from '../../contrac
 import { ApiError } from '../../domain/errors.ts';
 import { defineRoute } from '../../routing/route.ts';
 import type { Runtime } from '../../runtime.ts';
-import { changePassword } from '../../accounts/credentials.ts';
+import { changePassword, passwordMatches } from '../../accounts/credentials.ts';
 import { findCredentials } from '../../store/account-passwords.ts';
 import { clearedSessionCookie, sessionCookie } from '../cookies.ts';
 import { DASHBOARD_API, sessionOf } from '../guard.ts';
 import { DUMMY_HASH, verifyPassword } from '../../accounts/password.ts';
 import { endSession, SESSION_IDLE_SECONDS, startSession } from '../sessions.ts';
-import { throttleSignIn } from '../throttle.ts';
+import { admitSignIn } from '../throttle.ts';
 
 const base = { tag: 'Dashboard', auth: 'none' as const };
 
@@ -24,11 +24,15 @@ export function sessionRoutes(rt: Runtime) {
       status: 200,
       response: SessionInfo,
       handler: async ({ body, request, reply }) => {
-        await throttleSignIn(rt.rateLimiter, body.email, request.ip);
+        const attempt = await admitSignIn(rt.rateLimiter, body.email, request.ip);
         const account = await findCredentials(rt.db, body.email);
         // The same work and the same answer whether the email is unknown or the password wrong.
         const ok = await verifyPassword(body.password, account?.passwordHash ?? DUMMY_HASH);
-        if (!account?.passwordHash || !ok) throw new ApiError('INVALID_CREDENTIALS');
+        if (!account?.passwordHash || !ok) {
+          await attempt.failed();
+          throw new ApiError('INVALID_CREDENTIALS');
+        }
+        await attempt.succeeded();
         // Said only to whoever knows the password.
         if (account.disabled) throw new ApiError('ACCOUNT_DISABLED');
         const session = await startSession(rt.db, account.id);
@@ -73,8 +77,13 @@ export function sessionRoutes(rt: Runtime) {
       response: null,
       handler: async ({ body, request, reply }) => {
         const s = sessionOf(request);
-        await throttleSignIn(rt.rateLimiter, s.email, request.ip);
-        await changePassword(rt.db, s, body.currentPassword, body.newPassword);
+        const attempt = await admitSignIn(rt.rateLimiter, s.email, request.ip);
+        if (!(await passwordMatches(rt.db, s.accountId, body.currentPassword))) {
+          await attempt.failed();
+          throw new ApiError('INVALID_CREDENTIALS', 'The current password is wrong.');
+        }
+        await attempt.succeeded();
+        await changePassword(rt.db, s, body.newPassword);
         return reply.code(204).send();
       },
     }),

@@ -9,6 +9,7 @@ import { findUpload } from '../../store/uploads.ts';
 import { measureAudioOrReject } from '../../uploads/measure.ts';
 import { fetchToFile } from '../../sources/safe-fetch.ts';
 import { holdPath } from '../../storage/held-paths.ts';
+import { hasJobWithSource } from '../../store/job-edits.ts';
 
 /** An input file in storage, measured by decoding (`src/uploads/measure.ts`). */
 export interface AcquiredInput {
@@ -45,6 +46,8 @@ export async function inputFromUpload(
     }
     const max = deps.config.limits.maxFileSizeBytes;
     if (stored.size > max) {
+      // No job can ever use it: it goes at once, not with the upload's retention.
+      await deps.store.delete(upload.storage_key);
       throw new ApiError('FILE_TOO_LARGE', `The file is ${stored.size} bytes; the maximum is ${max} bytes.`, {
         maxFileSizeBytes: max,
       });
@@ -104,6 +107,11 @@ export async function inputFromUrl(
     await rm(tmp, { force: true });
     release();
   }
+}
+
+/** Deletes a fetched source (`inputFromUrl`) that no job refers to: its job was refused. */
+export async function discardUnusedSource(deps: Pick<JobDeps, 'db' | 'store'>, sourceKey: string): Promise<void> {
+  if (!(await hasJobWithSource(deps.db, sourceKey))) await deps.store.delete(sourceKey);
 }
 
 /** Applies the size and duration limits; returns the credits the input costs. */

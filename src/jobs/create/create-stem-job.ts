@@ -3,7 +3,14 @@ import type { JobDeps } from '../deps.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import type { CreateJobRequest } from '../../contract/jobs.ts';
-import { checkLimits, inputFromUpload, inputFromUrl } from './acquire-input.ts';
+import {
+  checkLimits,
+  inputFromUpload,
+  inputFromUrl,
+  type AcquiredInput,
+  discardUnusedSource,
+  type UnmeasuredInput,
+} from './acquire-input.ts';
 import { insertHeldJob } from './insert-held-job.ts';
 import { estimateSeconds } from '../estimate.ts';
 import { denoiseModel, isShipped } from '../../models/registry.ts';
@@ -41,9 +48,25 @@ export async function createStemJob(
   if (body.denoiseVocals && (STEMS_BY_OUTPUT_TYPE[body.outputType] as readonly string[]).includes('vocals')) {
     await requireModel(deps.models, denoiseModel().name, 'denoiseVocals');
   }
-  const input = body.uploadKey
-    ? await inputFromUpload(deps, accountId, body.uploadKey)
-    : await inputFromUrl(deps, accountId, body.sourceUrl!);
+  const create = (input: AcquiredInput | UnmeasuredInput) =>
+    createFromInput(deps, accountId, { ...body, model: model.name }, input, idempotent);
+  if (body.uploadKey) return create(await inputFromUpload(deps, accountId, body.uploadKey));
+  const fetched = await inputFromUrl(deps, accountId, body.sourceUrl!);
+  return create(fetched).catch(async (err: unknown) => {
+    // A fetched file whose job was refused (too long, 402, ...) belongs to no job: it goes now.
+    await discardUnusedSource(deps, fetched.sourceKey);
+    throw err;
+  });
+}
+
+/** The job from its resolved input: limits, the hold (or the estimate) and the insert. */
+async function createFromInput(
+  deps: JobDeps,
+  accountId: string,
+  body: z.infer<typeof CreateJobRequest> & { model: string },
+  input: AcquiredInput | UnmeasuredInput,
+  idempotent?: IdempotentAnswer,
+) {
   // An upload PUT straight to S3 is not measured yet: an estimate is held, settled by the worker.
   const measured = input.durationSeconds !== null;
   const credits =
@@ -57,7 +80,7 @@ export async function createStemJob(
     quality: body.quality,
     outputFormat: body.outputFormat,
     denoiseVocals: body.denoiseVocals,
-    model: model.name,
+    model: body.model,
   };
   const estimatedSeconds = await estimateSeconds(
     deps.db,

@@ -11,9 +11,11 @@ export type StoredOutputs = Record<string, StoredOutput>;
 /** Download links are valid one hour (contract); every read of a job signs fresh ones. */
 export const DOWNLOAD_URL_TTL_SECONDS = 3600;
 
+/** Signs every output of a completed job, valid `seconds` (one hour, the contract's, by default). */
 export async function signOutputs(
   store: BlobStore,
   row: JobRow,
+  seconds = DOWNLOAD_URL_TTL_SECONDS,
 ): Promise<Record<string, { url: string; expiresAt: string }> | null> {
   const stored = readOutputs(row);
   if (!stored) return null;
@@ -22,7 +24,7 @@ export async function signOutputs(
       const { url, expiresAt } = await store.signedDownloadUrl(o.key, {
         fileName: o.fileName,
         contentType: o.contentType,
-        expiresInSeconds: DOWNLOAD_URL_TTL_SECONDS,
+        expiresInSeconds: seconds,
       });
       return [stem, { url, expiresAt: expiresAt.toISOString() }] as const;
     }),
