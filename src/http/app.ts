@@ -12,6 +12,7 @@ import { installErrorHandler } from './error-handler.ts';
 import { paramTooLongError } from '../routing/param-length.ts';
 import { type AnyRoute, registerRoutes } from '../routing/route.ts';
 import { balanceRoutes } from './balance.ts';
+import { modelRoutes } from './models.ts';
 import { uploadGrantRoutes } from './upload.ts';
 import { registerUploadPut } from './upload-put.ts';
 import { filesUploadRoute, registerFilesUpload } from './files-upload.ts';
@@ -131,6 +132,7 @@ export function buildApi(rt: Runtime, opts: ApiOptions = {}): FastifyInstance {
     ...balanceRoutes(rt),
     ...uploadGrantRoutes(rt),
     ...jobRoutes(rt),
+    ...modelRoutes(rt),
     ...mediaJobRoutes(rt),
     ...denoiseJobRoutes(rt),
     ...cancelRoutes(rt),
