@@ -2,6 +2,7 @@ import type { JobDeps } from './deps.ts';
 import { OUTPUT_FORMATS, OUTPUT_TYPES, QUALITIES, STEMS_BY_OUTPUT_TYPE } from '../domain/vocabulary.ts';
 import { denoiseModel, isShipped, separationModelFor } from '../models/registry.ts';
 import { processingFactor } from './estimate.ts';
+import { installedModels } from './installed-models.ts';
 
 /**
  * What this deployment can do now, for a form that offers only that: per output type its stems,
@@ -30,8 +31,10 @@ export async function capabilities(deps: Pick<JobDeps, 'db' | 'config' | 'models
     ),
   );
   const { maxFileSizeBytes, maxDurationSeconds, minDurationSeconds } = deps.config.limits;
+  const models = (await installedModels(deps)).map(({ name, family, outputTypes }) => ({ name, family, outputTypes }));
   return {
     outputTypes,
+    models,
     voiceCleaning: { model: cleaner.name, installed: isShipped(cleaner) || (await deps.models.has(cleaner.name)) },
     formats: [...OUTPUT_FORMATS],
     limits: { maxFileSizeBytes, maxDurationSeconds, minDurationSeconds },

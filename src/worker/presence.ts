@@ -36,12 +36,18 @@ export async function startWorkerPresence(deps: PresenceDeps): Promise<{ stop():
     );
   };
   await record();
-  // A heartbeat still writing when `stop` runs would put the rows back after they were removed.
-  let inFlight: Promise<void> = Promise.resolve();
+  // A heartbeat still writing when `stop` runs would put the rows back after they were removed;
+  // a beat is skipped while the last one still writes, so no beat outlives the one `stop` waits for.
+  let inFlight: Promise<void> | undefined;
   const timer = setInterval(() => {
-    inFlight = record().catch((err) =>
-      deps.log.warn({ error: safeError(err), workerId: deps.workerId }, 'could not record this worker’s models'),
-    );
+    if (inFlight) return;
+    inFlight = record()
+      .catch((err) =>
+        deps.log.warn({ error: safeError(err), workerId: deps.workerId }, 'could not record this worker’s models'),
+      )
+      .finally(() => {
+        inFlight = undefined;
+      });
   }, deps.heartbeatMs ?? WORKER_HEARTBEAT_MS);
   timer.unref();
   return {
