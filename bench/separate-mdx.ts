@@ -20,6 +20,7 @@ import { median } from '../support/median.ts';
 import { sharedPath } from '../support/shared.ts';
 import { SYNTHETIC_MDX_CARD, syntheticMdxModel } from '../support/mdx-synthetic-models.ts';
 import { type TimedRun, timedRun } from './fixtures/timed-run.ts';
+import { loopedTrack } from './fixtures/looped-track.ts';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -123,22 +124,7 @@ if (values.child) {
   try {
     const seconds = Number(values.seconds);
     const input = join(dir, 'song.flac');
-    // The track looped to the length asked for.
-    await run('ffmpeg', [
-      '-v',
-      'error',
-      '-stream_loop',
-      '-1',
-      '-i',
-      sharedPath('audio', 'music', 'Kevin_MacLeod_-_Vibe_Ace.hq.ogg'),
-      '-t',
-      String(seconds),
-      '-ar',
-      '44100',
-      '-ac',
-      '2',
-      input,
-    ]);
+    await loopedTrack(sharedPath('audio', 'music', 'Kevin_MacLeod_-_Vibe_Ace.hq.ogg'), seconds, input);
     const modelsDir = join(dir, 'models');
     const folder = join(modelsDir, 'mdx-identity');
     mkdirSync(folder, { recursive: true });

@@ -22,6 +22,7 @@ import { parseArgs, promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { sharedPath } from '../support/shared.ts';
 import { type TimedRun, timedRun } from './fixtures/timed-run.ts';
+import { loopedTrack } from './fixtures/looped-track.ts';
 import { type ExecutionProvider, getModelSpec } from '../src/models/registry.ts';
 import { resolveModel } from '../src/models/resolve.ts';
 import { verifyFileCached } from '../src/models/verify.ts';
@@ -233,22 +234,7 @@ if (values.child) {
     if (values.long) {
       const longS = Number(values.long);
       const long = join(dir, 'long.flac');
-      // The track looped to the requested length.
-      await run('ffmpeg', [
-        '-v',
-        'error',
-        '-stream_loop',
-        '-1',
-        '-i',
-        source,
-        '-t',
-        String(longS),
-        '-ar',
-        '44100',
-        '-c:a',
-        'flac',
-        long,
-      ]);
+      await loopedTrack(source, longS, long);
       const m = await ourRun(long, join(dir, 'long'), tiers.at(-1)!, true);
       console.log(
         `ours, ${longS} s input: wall ${m.wallS.toFixed(1)} s  RTF ${(m.wallS / longS).toFixed(2)}  ${memory(m)}`,

@@ -23,7 +23,7 @@ export const SYNTHETIC_MDX_CARD = {
 } as const;
 
 /** The mask of the `mask` model, `[4][dim_f]` (constant over frames). */
-export function mdxMask(dimF: number): Float32Array {
+function mdxMask(dimF: number): Float32Array {
   const mask = new Float32Array(4 * dimF);
   for (let f = 0; f < dimF; f++) {
     const x = f / dimF;

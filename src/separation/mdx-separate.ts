@@ -17,7 +17,7 @@ import { checkStemsAvailable } from './stems.ts';
 import { measureTrack } from './track-stats.ts';
 
 /** python-audio-separator's `normalization_threshold`: the mix and each stem are scaled down to this peak. */
-export const MDX_PEAK = 0.9;
+const MDX_PEAK = 0.9;
 
 /** A loaded MDX-Net model: its network, its spectrogram, its settings and its two stems (primary first). */
 export interface LoadedMdx {
