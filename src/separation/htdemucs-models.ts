@@ -34,7 +34,7 @@ export async function loadGraph(paths: string | readonly string[], init: EngineI
 }
 
 /** Loads a prepared graph as its parts (model-split.ts: the same stems, 0.7 GB lower peak). */
-export async function loadPrepared(prepared: PreparedModel, init: EngineInit): Promise<LoadedGraph> {
+async function loadPrepared(prepared: PreparedModel, init: EngineInit): Promise<LoadedGraph> {
   return { model: await loadGraph(prepared.parts, init), rewrites: prepared.rewrites };
 }
 

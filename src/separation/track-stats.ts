@@ -7,13 +7,15 @@ export interface TrackStats {
   /** Mean and standard deviation of the mono mix (Demucs' `ref = wav.mean(0)`). */
   mean: number;
   std: number;
+  /** Largest absolute sample of either channel (MDX-Net's peak normalisation). */
+  peak: number;
 }
 
 /**
  * A first, cheap streaming pass over the decoded input (decoding costs about 1 % of separating):
  * Demucs normalises the whole track by the mean and standard deviation of its mono mix before
  * separating (`demucs/separate.py`), and streaming needs those before the first segment. It also
- * yields the exact length, which the segment schedule needs for the last segment.
+ * yields the exact length, which the segment schedule needs for the last segment, and the peak.
  */
 export async function measureTrack(
   path: string,
@@ -22,6 +24,7 @@ export async function measureTrack(
   let frames = 0;
   let sum = 0;
   let sumSq = 0;
+  let peak = 0;
   for await (const chunk of decodeAudio(path, {
     sampleRate: opts.sampleRate,
     channels: 2,
@@ -33,12 +36,13 @@ export async function measureTrack(
       const m = (chunk[2 * i]! + chunk[2 * i + 1]!) / 2;
       sum += m;
       sumSq += m * m;
+      peak = Math.max(peak, Math.abs(chunk[2 * i]!), Math.abs(chunk[2 * i + 1]!));
     }
     frames += n;
   }
-  if (frames === 0) return { frames, mean: 0, std: 1 };
+  if (frames === 0) return { frames, mean: 0, std: 1, peak };
   const mean = sum / frames;
   // torch.std is the unbiased estimate.
   const variance = frames > 1 ? Math.max(0, (sumSq - frames * mean * mean) / (frames - 1)) : 0;
-  return { frames, mean, std: Math.sqrt(variance) };
+  return { frames, mean, std: Math.sqrt(variance), peak };
 }

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { MODEL_REGISTRY } from '../models/registry.ts';
+import { allModelSpecs } from '../models/folder-models.ts';
 import { WORKER_HEARTBEAT_MS, WORKER_STALE_MS } from '../models/availability.ts';
 import { safeError } from '../queue/log-swallowed.ts';
 import type { Db } from '../store/schema.ts';
@@ -10,6 +10,8 @@ export interface PresenceDeps {
   workerId: string;
   /** Whether this worker can load a model now (read again at every heartbeat: a `models pull` shows up). */
   hasModel: (name: string) => boolean;
+  /** Where its folder models are (Config.modelsDir): they are recorded beside the registry's. */
+  modelsDir: string;
   log: Logger;
   heartbeatMs?: number;
 }
@@ -22,7 +24,9 @@ export interface PresenceDeps {
 export async function startWorkerPresence(deps: PresenceDeps): Promise<{ stop(): Promise<void> }> {
   const record = () => {
     const now = Date.now();
-    const models = MODEL_REGISTRY.map((m) => m.name).filter((name) => deps.hasModel(name));
+    const models = allModelSpecs(deps.modelsDir)
+      .map((m) => m.name)
+      .filter((name) => deps.hasModel(name));
     return recordWorkerModels(
       deps.db,
       deps.workerId,
@@ -32,12 +36,18 @@ export async function startWorkerPresence(deps: PresenceDeps): Promise<{ stop():
     );
   };
   await record();
-  // A heartbeat still writing when `stop` runs would put the rows back after they were removed.
-  let inFlight: Promise<void> = Promise.resolve();
+  // A heartbeat still writing when `stop` runs would put the rows back after they were removed;
+  // a beat is skipped while the last one still writes, so no beat outlives the one `stop` waits for.
+  let inFlight: Promise<void> | undefined;
   const timer = setInterval(() => {
-    inFlight = record().catch((err) =>
-      deps.log.warn({ error: safeError(err), workerId: deps.workerId }, 'could not record this worker’s models'),
-    );
+    if (inFlight) return;
+    inFlight = record()
+      .catch((err) =>
+        deps.log.warn({ error: safeError(err), workerId: deps.workerId }, 'could not record this worker’s models'),
+      )
+      .finally(() => {
+        inFlight = undefined;
+      });
   }, deps.heartbeatMs ?? WORKER_HEARTBEAT_MS);
   timer.unref();
   return {

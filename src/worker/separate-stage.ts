@@ -7,10 +7,9 @@ import { type AudioFormat, audioFormatOf, type StemName } from '../domain/vocabu
 import { decodeAudio } from '../audio/decode.ts';
 import type { TypedJobOf } from '../jobs/read-job.ts';
 import { ProgressSpan, segmentProgress } from './progress-span.ts';
-import { QUALITY_SETTINGS } from '../separation/quality.ts';
-import { planSegments } from '../separation/segment-plan.ts';
-import { getModelSpec, segmentFrames } from '../models/registry.ts';
 import { outputFileName, type StoredOutputs } from '../jobs/outputs/outputs.ts';
+import { plannedRuns } from '../separation/work-plan.ts';
+import { findModelSpec } from '../models/folder-models.ts';
 import { analyzeStems } from './analyze-step.ts';
 import { storeJobAnalysis } from '../jobs/outputs/job-analysis.ts';
 import { limitInputToBill } from './billed-input.ts';
@@ -70,7 +69,7 @@ async function separateInput(
     span,
     15,
     denoise ? 70 : 80,
-    estimatedSegments(job.duration_seconds, options),
+    estimatedSegments(deps.config.modelsDir, job.duration_seconds, options),
   );
   const separated = await engines.separate({
     // The model chosen when the job was created, whatever the registry would pick now.
@@ -154,23 +153,18 @@ type SeparationKind = 'stem' | 'video' | 'track';
 type SeparationJob = TypedJobOf<SeparationKind>;
 
 /**
- * Segments a separation will run, for the progress before the first one reports (the tier's plan
- * over the job's duration in the job's model's segments; each shifted pass has its own; flipped
- * passes run within a segment).
+ * Network runs a separation will take, for the progress before the first one reports (the job's
+ * model's plan over the job's duration: HTDemucs' segments, MDX-Net's chunks).
  */
 function estimatedSegments(
+  modelsDir: string,
   durationSeconds: number | null,
   { model: name, quality }: Pick<SeparationJob['options'], 'model' | 'quality'>,
 ): number {
-  const model = getModelSpec(name);
+  const model = findModelSpec(name, modelsDir);
   // A model no longer described (an entry removed since the job was stored): its run fails alone.
   if (!model) return 1;
-  const frames = Math.max(1, Math.round((durationSeconds ?? 60) * model.sampleRate));
-  return planSegments(frames, {
-    ...QUALITY_SETTINGS[quality],
-    segment: segmentFrames(model),
-    sampleRate: model.sampleRate,
-  }).length;
+  return plannedRuns(model, Math.max(1, Math.round((durationSeconds ?? 60) * model.sampleRate)), quality);
 }
 
 async function transcode(

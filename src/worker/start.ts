@@ -68,6 +68,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<Workers> {
         db: deps.db,
         workerId,
         hasModel: (name) => deps.engines().hasModel(name),
+        modelsDir: deps.config.modelsDir,
         log: deps.log,
       })
     : undefined;

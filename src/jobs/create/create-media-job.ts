@@ -10,6 +10,7 @@ import { parseVideoUrl } from '../../domain/video-url.ts';
 import type { CreateTrackJobRequest, CreateVideoJobRequest, VideoOutputType } from '../../contract/media-jobs.ts';
 import type { MediaInfo } from '../../sources/ytdlp.ts';
 import type { IdempotentAnswer } from '../../store/idempotency-keys.ts';
+import type { OutputTypeValue, QualityValue } from '../../domain/vocabulary.ts';
 import { checkMinimumDuration, fetchMetadataOrReject, type MediaSite } from './media-metadata.ts';
 import { insertHeldJob } from './insert-held-job.ts';
 import type { JobInputOf, JobOptionsOf } from '../payloads.ts';
@@ -23,6 +24,13 @@ export const UNKNOWN_TRACK_HOLD_CREDITS = 240;
 export const TRACK_OPTIONS = { outputType: 'BOTH', quality: 'BEST', outputFormat: 'MP3' } as const;
 
 type Deps = Pick<JobDeps, 'config' | 'db' | 'queue' | 'log' | 'metrics'>;
+
+/** The model a video or track job runs (the operator's choice, else the registry's), stored with it. */
+const modelFor = (deps: Deps, outputType: OutputTypeValue, quality: QualityValue) =>
+  chooseSeparationModel(
+    { outputType, quality },
+    { modelsDir: deps.config.modelsDir, choices: deps.config.onnx.separationModels },
+  ).name;
 
 /**
  * POST /video-jobs: parses the address (only the canonical watch URL reaches yt-dlp), reads the
@@ -70,7 +78,7 @@ export async function createVideoJob(
     outputType,
     quality: body.quality,
     outputFormat: body.outputFormat,
-    model: chooseSeparationModel(outputType).name,
+    model: modelFor(deps, outputType, body.quality),
   };
   return insertMediaJob(deps, accountId, body, idempotent, {
     kind: 'video',
@@ -119,7 +127,7 @@ export async function createTrackJob(
   return insertMediaJob(deps, accountId, body, idempotent, {
     kind: 'track',
     input,
-    options: { ...TRACK_OPTIONS, model: chooseSeparationModel(TRACK_OPTIONS.outputType).name },
+    options: { ...TRACK_OPTIONS, model: modelFor(deps, TRACK_OPTIONS.outputType, TRACK_OPTIONS.quality) },
     durationSeconds: known,
     credits,
     hold: credits ?? UNKNOWN_TRACK_HOLD_CREDITS,

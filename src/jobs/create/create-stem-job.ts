@@ -35,7 +35,10 @@ export async function createStemJob(
   if (body.uploadKey && body.sourceUrl) throw new ApiError('CONFLICTING_INPUT');
   // The model is chosen here, once, and stored with the job; its entry says at which tiers it is
   // offered and whether it ships.
-  const model = chooseSeparationModel(body.outputType);
+  const model = chooseSeparationModel(body, {
+    modelsDir: deps.config.modelsDir,
+    choices: deps.config.onnx.separationModels,
+  });
   const tiers = model.serves?.tiers ?? [];
   if (!tiers.includes(body.quality)) {
     throw new ApiError(
@@ -44,7 +47,8 @@ export async function createStemJob(
       { field: 'quality' },
     );
   }
-  if (!isShipped(model)) await requireModel(deps.models, model.name, body.outputType);
+  if (!isShipped(model))
+    await requireModel(deps.models, model.name, body.model ? `the model '${model.name}'` : body.outputType);
   if (body.denoiseVocals && (STEMS_BY_OUTPUT_TYPE[body.outputType] as readonly string[]).includes('vocals')) {
     await requireModel(deps.models, denoiseModel().name, 'denoiseVocals');
   }

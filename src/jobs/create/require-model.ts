@@ -8,9 +8,13 @@ import { getModelSpec } from '../../models/registry.ts';
  */
 export async function requireModel(models: ModelAvailability, model: string, feature: string): Promise<void> {
   if (await models.has(model)) return;
-  const source = getModelSpec(model)?.source;
-  // Models without a pinned download need the operator to say where from.
-  const pull = source?.kind === 'url' && !source.url ? `${model} --url <URL> --sha256 <HEX>` : model;
+  const spec = getModelSpec(model);
+  // Models without a pinned download need the operator to say where from; a folder model, its card too.
+  const pull = !spec
+    ? `${model} --url <URL> --sha256 <HEX> --card model.json`
+    : spec.source.kind === 'url' && !spec.source.url
+      ? `${model} --url <URL> --sha256 <HEX>`
+      : model;
   throw new ApiError(
     'MODEL_NOT_INSTALLED',
     `${feature} needs the '${model}' model, which ${models.missingWhere}. An operator can add it${models.installWhere} with: npx stemforge models pull ${pull}.`,

@@ -40,6 +40,8 @@ export function NewJob() {
   const [quality, setQuality] = useState('BEST');
   const [format, setFormat] = useState('MP3');
   const [denoiseVocals, setDenoiseVocals] = useState(false);
+  // '': the server's choice; else an installed model that serves the output type (GET /capabilities).
+  const [model, setModel] = useState('');
   const [dragging, setDragging] = useState(false);
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
@@ -52,6 +54,8 @@ export function NewJob() {
   const missing = (caps?.outputTypes ?? []).filter((t) => !t.installed);
   const tiers = types.find((t) => t.outputType === outputType)?.tiers ?? [];
   const cleaning = caps?.voiceCleaning.installed ?? false;
+  const models = (caps?.models ?? []).filter((m) => m.outputTypes.includes(outputType as 'BOTH'));
+  const chosenModel = models.some((m) => m.name === model) ? { model } : {};
   // Keep the choices inside what is offered when the offer changes.
   useEffect(() => {
     if (types.length && !types.some((t) => t.outputType === outputType)) setOutputType(types[0]!.outputType);
@@ -85,7 +89,7 @@ export function NewJob() {
   const createFor = (file: File, uploadKey: string): CreateDashboardJobRequestBody =>
     denoise
       ? { kind: 'denoise', uploadKey, fileName: file.name, outputFormat: options.outputFormat }
-      : { kind: 'stem', uploadKey, fileName: file.name, ...options };
+      : { kind: 'stem', uploadKey, fileName: file.name, ...options, ...chosenModel };
 
   const submitFiles = async () => {
     let state: Submitted[] = usable.map((f, i) => ({
@@ -137,7 +141,7 @@ export function NewJob() {
       const { denoiseVocals: dv, ...separation } = options;
       const body: CreateDashboardJobRequestBody =
         source === 'url'
-          ? { kind: 'stem', sourceUrl: address, ...separation, denoiseVocals: dv }
+          ? { kind: 'stem', sourceUrl: address, ...separation, denoiseVocals: dv, ...chosenModel }
           : source === 'video'
             ? { kind: 'video', videoUrl: address, ...separation }
             : { kind: 'track', trackUrl: address };
@@ -274,6 +278,19 @@ export function NewJob() {
                 {tiers.map((q) => (
                   <option key={q} value={q}>
                     {QUALITY_WORDS[q] ?? q}
+                  </option>
+                ))}
+              </select>
+            </label>
+          )}
+          {!denoise && (source === 'file' || source === 'url') && models.length > 0 && (
+            <label>
+              Model
+              <select name="model" value={model} onChange={(e) => setModel((e.target as HTMLSelectElement).value)}>
+                <option value="">The server's choice</option>
+                {models.map((m) => (
+                  <option key={m.name} value={m.name}>
+                    {m.name} ({m.family})
                   </option>
                 ))}
               </select>
