@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { analyzeAudioDetailed } from '../src/analysis/analyze-audio.ts';
-import { decodeToPlanar } from '../src/audio/decode.ts';
+import { decodeToPlanar } from '../support/decode-planar.ts';
 import { sharedPath } from '../support/shared.ts';
 import { mirEvalKeyScore } from '../support/analyze-metrics.ts';
 import { SYNTH_RATE, writeWav } from '../support/fixtures/synth-clips.ts';

@@ -5,7 +5,7 @@
  *   node bin/run-ts.mjs bench/analyze-key-time.ts --set DIR [--drums DB] [--partials DECAY] [--list NAME]
  * DIR is what `python3 bench/analyze-realset.py DIR` built. --drums mixes the musdb drum stem in at
  * DB dB over the music's RMS (as bench/analyze-key.ts); --partials sets the chroma front end's
- * harmonic subtraction (ChromaOptions.partialDecay); --list prints one method's estimates.
+ * harmonic subtraction (support/chroma-variants.ts, partialDecay); --list prints one method's estimates.
  * No tonality gate: every excerpt gets a key, so the figures isolate the key back end.
  * Per-excerpt frame chromas are cached under DIR/key-frames.
  */
@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ANALYSIS_SAMPLE_RATE } from '../src/analysis/analyze-audio.ts';
 import { ChromaAccumulator, estimateTuning, foldChroma } from '../src/analysis/chroma.ts';
-import { decodeToPlanar } from '../src/audio/decode.ts';
+import { chromaVariant } from '../support/chroma-variants.ts';
+import { decodeToPlanar } from '../support/decode-planar.ts';
 import { sharedPath } from '../support/shared.ts';
 import { mirEvalKeyScore } from '../support/analyze-metrics.ts';
 import { type Excerpt, keyMethods } from '../support/key-backends.ts';
@@ -60,7 +61,7 @@ else {
       const gain = (rms(s) / (rms(drums) || 1)) * 10 ** (drumsDb / 20);
       s = s.map((v, i) => v + gain * drums[(i + 5 * ANALYSIS_SAMPLE_RATE) % drums.length]!);
     }
-    const acc = new ChromaAccumulator(ANALYSIS_SAMPLE_RATE, { frames: true, partialDecay });
+    const acc = new ChromaAccumulator(ANALYSIS_SAMPLE_RATE, { frames: true, shaping: chromaVariant({ partialDecay }) });
     for (let i = 0; i < s.length; i += 16_384) acc.push(s.subarray(i, i + 16_384));
     cached[e.name] = { fine: Array.from(acc.fineHistogram()), frames: acc.frameHistograms().map((f) => Array.from(f)) };
   }

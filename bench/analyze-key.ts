@@ -5,7 +5,7 @@
  * DIR is what `python3 bench/analyze-realset.py DIR` built; the labels are read from its
  * manifest.json (or bench/fixtures/analyze-realset-labels.json with DIR/clips/NAME.wav).
  * The halves split by piece (an excerpt and its 2 s excerpt fall in the same half), alternating in
- * name order. Each variant is a chroma front end (ChromaOptions) times a key back end (profiles,
+ * name order. Each variant is a chroma front end (support/chroma-variants.ts) times a key back end (profiles,
  * bass weight); every variant is printed with its MIREX score on half A, half B, all, and the 2 s
  * excerpts alone.
  */
@@ -13,19 +13,31 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ANALYSIS_SAMPLE_RATE, FRAME_CONTRAST_OFFSET, MIN_TONALITY } from '../src/analysis/analyze-audio.ts';
-import { ChromaAccumulator, type ChromaOptions, estimateTuning, foldChroma } from '../src/analysis/chroma.ts';
+import { ChromaAccumulator, estimateTuning, foldChroma } from '../src/analysis/chroma.ts';
+import { type ChromaVariant, chromaVariant } from '../support/chroma-variants.ts';
 import { chromaContrast, estimateKey } from '../src/analysis/key.ts';
-import {
-  ALBRECHT_SHANAHAN,
-  BELLMAN_BUDGE,
-  EDMA,
-  KRUMHANSL,
-  type KeyProfile,
-  TEMPERLEY,
-} from '../src/analysis/key-profiles.ts';
-import { decodeToPlanar } from '../src/audio/decode.ts';
+import { EDMA, KRUMHANSL, type KeyProfile, TEMPERLEY } from '../src/analysis/key-profiles.ts';
+import { decodeToPlanar } from '../support/decode-planar.ts';
 import { sharedPath } from '../support/shared.ts';
 import { mirEvalKeyScore as mirexKeyScore } from '../support/analyze-metrics.ts';
+
+// Two more published profiles, compared here only (the product ships KRUMHANSL, TEMPERLEY, EDMA).
+/**
+ * Albrecht & Shanahan 2013, "The use of large corpora to train a new type of key-finding
+ * algorithm" (Music Perception 31(1)): pitch-class durations in 490 common-practice pieces.
+ */
+const ALBRECHT_SHANAHAN: KeyProfile = {
+  name: 'albrecht-shanahan',
+  major: [0.238, 0.006, 0.111, 0.006, 0.137, 0.094, 0.016, 0.214, 0.009, 0.08, 0.008, 0.081],
+  minor: [0.22, 0.006, 0.104, 0.123, 0.019, 0.103, 0.012, 0.214, 0.062, 0.022, 0.061, 0.052],
+};
+
+/** Bellman 2005 / Budge 1943: chord-frequency-derived profiles (as tabulated in Sapp's Humdrum tools). */
+const BELLMAN_BUDGE: KeyProfile = {
+  name: 'bellman-budge',
+  major: [16.8, 0.86, 12.95, 1.41, 13.49, 11.93, 1.25, 20.28, 1.8, 8.04, 0.62, 10.57],
+  minor: [18.16, 0.69, 12.99, 13.34, 1.07, 11.15, 1.38, 21.07, 7.49, 1.53, 0.92, 10.21],
+};
 
 const { values } = parseArgs({
   options: { set: { type: 'string' }, only: { type: 'string' }, drums: { type: 'string' } },
@@ -77,7 +89,7 @@ const entries = (
 const pieces = [...new Set(entries.map((e) => e.name.replace(/-2s$/, '')))].sort();
 const half = (name: string) => (pieces.indexOf(name.replace(/-2s$/, '')) % 2 === 0 ? 'A' : 'B');
 
-const fronts: Record<string, ChromaOptions> = {
+const fronts: Record<string, ChromaVariant> = {
   'all peaks (before)': { peakContrast: 0 },
   shipped: {},
   'all peaks +log weight': { peakContrast: 0, weight: 'log' },
@@ -119,7 +131,7 @@ for (const e of entries) {
     (await decodeToPlanar(e.path, { sampleRate: ANALYSIS_SAMPLE_RATE, channels: 1 })).channels[0]!,
   );
   for (const [f, opts] of Object.entries(fronts)) {
-    const acc = new ChromaAccumulator(ANALYSIS_SAMPLE_RATE, { ...opts, bass: true });
+    const acc = new ChromaAccumulator(ANALYSIS_SAMPLE_RATE, { shaping: chromaVariant(opts), bass: true });
     for (let i = 0; i < samples.length; i += 16_384) acc.push(samples.subarray(i, i + 16_384));
     const fine = acc.fineHistogram();
     const tuning = estimateTuning(fine);

@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { ANALYSIS_SAMPLE_RATE } from '../src/analysis/analyze-audio.ts';
 import { OnsetEnvelope } from '../src/analysis/onset-envelope.ts';
 import { estimateTempo, type TempoOptions } from '../src/analysis/tempo.ts';
-import { decodeToPlanar } from '../src/audio/decode.ts';
+import { decodeToPlanar } from '../support/decode-planar.ts';
 import { tempoHit, tempoHitOctave } from '../support/analyze-metrics.ts';
 
 const { values } = parseArgs({

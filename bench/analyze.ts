@@ -18,7 +18,7 @@ import { analyzeAudio, analyzeAudioDetailed } from '../src/analysis/analyze-audi
 import { analyzeAudioInThread } from '../src/analysis/analyze-off-thread.ts';
 import { estimateKey } from '../src/analysis/key.ts';
 import { EDMA, KRUMHANSL, TEMPERLEY, type KeyProfile } from '../src/analysis/key-profiles.ts';
-import { decodeToPlanar } from '../src/audio/decode.ts';
+import { decodeToPlanar } from '../support/decode-planar.ts';
 import { sharedPath } from '../support/shared.ts';
 import { KEY_CLIPS, renderGroove, renderKeyClip, TEMPO_CLIPS, writeWav } from '../support/fixtures/synth-clips.ts';
 import { mirexKeyScore, tempoHit, tempoHitOctave } from '../support/analyze-metrics.ts';

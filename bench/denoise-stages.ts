@@ -14,7 +14,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeToPlanar } from '../src/audio/decode.ts';
+import { decodeToPlanar } from '../support/decode-planar.ts';
 import { enhanceFrame } from '../src/denoise/deep-filter.ts';
 import { erbWidths } from '../src/denoise/erb.ts';
 import { FeatureExtractor } from '../src/denoise/features.ts';

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { decodeToPlanar } from '../src/audio/decode.ts';
+import { decodeToPlanar } from '../support/decode-planar.ts';
 import { getModelSpec } from '../src/models/registry.ts';
 import { resolveModel } from '../src/models/resolve.ts';
 import { HTDEMUCS_SEGMENT_FRAMES } from '../src/separation/htdemucs-shapes.ts';

@@ -111,7 +111,7 @@ async function song(): Promise<Float32Array[]> {
     const all = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
     channels = [0, 1].map((c) => Float32Array.from({ length: all.length / 2 }, (_, i) => all[2 * i + c]!));
   } else {
-    const { decodeToPlanar } = await import('../src/audio/decode.ts');
+    const { decodeToPlanar } = await import('../support/decode-planar.ts');
     channels = (await decodeToPlanar(sharedPath('audio', 'music', 'Kevin_MacLeod_-_Vibe_Ace.hq.ogg'))).channels;
   }
   const frames = Math.round(seconds * RATE);

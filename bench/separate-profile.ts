@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-node';
-import { decodeToPlanar } from '../src/audio/decode.ts';
+import { decodeToPlanar } from '../support/decode-planar.ts';
 import { engineProcessEnv } from '../src/separation/engine-env.ts';
 import { prepareModel } from '../src/separation/prepared-model.ts';
 import { getModelSpec } from '../src/models/registry.ts';

@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { decodeToPlanar } from '../src/audio/decode.ts';
+import { decodeToPlanar } from '../support/decode-planar.ts';
 import { AudioEncoder } from '../src/audio/encode.ts';
 import { defaultTools } from '../src/audio/tools.ts';
 import { getModelSpec } from '../src/models/registry.ts';

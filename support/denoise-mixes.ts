@@ -1,5 +1,5 @@
 import { basename, join } from 'node:path';
-import { decodeToPlanar } from '../src/audio/decode.ts';
+import { decodeToPlanar } from './decode-planar.ts';
 import { AudioEncoder } from '../src/audio/encode.ts';
 
 /** Test material for the denoise benchmark: clean speech + a noise file at a chosen SNR. */

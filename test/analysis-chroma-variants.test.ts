@@ -2,11 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { addTone, midiHz } from '../support/fixtures/synth-voices.ts';
 import { keyMethods } from '../support/key-backends.ts';
 import { ChromaAccumulator, estimateTuning, FINE_BINS, foldChroma } from '../src/analysis/chroma.ts';
-import { subtractPartials } from '../src/analysis/chroma-partials.ts';
+import { subtractPartials } from '../support/chroma-partials.ts';
+import { chromaVariant } from '../support/chroma-variants.ts';
 
-// The chroma variants the key benches measure (bench/analyze-key-time.ts): per-frame histograms
-// and harmonic subtraction. Neither ships (SHIPPED_CHROMA leaves both off); these check that they
-// compute what the benches' figures claim.
+// Per-frame histograms (the chords read them) and harmonic subtraction (a variant the key benches
+// measure, support/chroma-variants.ts, bench/analyze-key-time.ts): these check that they compute
+// what the benches' figures claim.
 const SR = 22_050;
 
 /** `seconds` of one harmonic tone (partials 1/h^tilt) at `hz`, faded in and out. */
@@ -40,7 +41,7 @@ describe('per-frame histograms', () => {
     }
     const whole = acc.fineHistogram();
     for (let i = 0; i < FINE_BINS; i++) expect(total[i]).toBeCloseTo(whole[i]!, 9);
-    // Off by default: the product's analysis keeps nothing per frame.
+    // Off unless asked for (the analysis asks, for the chords).
     expect(chromaOf(x).acc.frameHistograms()).toHaveLength(0);
   });
 });
@@ -60,7 +61,7 @@ describe('harmonic subtraction', () => {
     // A2 with partials falling as 1/h: E (h = 3, 6) and C# (h = 5) read as notes in the chroma.
     const x = tone(110, 3, 1);
     const plain = chromaOf(x).chroma;
-    const subtracted = chromaOf(x, { partialDecay: 0.6 }).chroma;
+    const subtracted = chromaOf(x, { shaping: chromaVariant({ partialDecay: 0.6 }) }).chroma;
     const [A, E, Cs] = [9, 4, 1];
     expect(plain[E]!).toBeGreaterThan(0.15);
     expect(plain[Cs]!).toBeGreaterThan(0.04);

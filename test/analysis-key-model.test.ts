@@ -11,7 +11,7 @@ import { ChromaAccumulator, estimateTuning, FINE_BINS } from '../src/analysis/ch
 import { estimateKeyWithModel, KEY_MODEL_PATH, KEY_MODEL_SHA256 } from '../src/analysis/key-model.ts';
 import { MODEL_MIN_PROBABILITY, readKey } from '../src/analysis/key-reading.ts';
 import { KEY_SEMITONES, KeySpectrogram } from '../src/analysis/key-spectrogram.ts';
-import { decodeToPlanar } from '../src/audio/decode.ts';
+import { decodeToPlanar } from '../support/decode-planar.ts';
 import { sharedPath } from '../support/shared.ts';
 
 // The learned key model (models/key-model.onnx, trained only on rendered General MIDI pieces)

@@ -12,7 +12,7 @@ import {
   FRAME_CONTRAST_OFFSET,
   MIN_TONALITY,
 } from '../src/analysis/analyze-audio.ts';
-import { decodeToPlanar } from '../src/audio/decode.ts';
+import { decodeToPlanar } from '../support/decode-planar.ts';
 import { sharedPath } from '../support/shared.ts';
 
 // What the chroma's peak selection and the tonality gate over it must keep doing: a key under loud

@@ -7,7 +7,7 @@ import { sharedPath } from '../support/shared.ts';
 import { snrDb } from './helpers/snr.ts';
 import { startWorkers, type Workers } from '../src/worker/start.ts';
 import { probeAudio } from '../src/audio/probe.ts';
-import { decodeToPlanar } from '../src/audio/decode.ts';
+import { decodeToPlanar } from '../support/decode-planar.ts';
 import { getBalanceSeconds, listLedger } from '../src/store/credits.ts';
 import { sweepExpired } from '../src/worker/retention.ts';
 

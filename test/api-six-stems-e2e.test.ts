@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pullModel } from '../src/models/pull.ts';
-import { decodeToPlanar } from '../src/audio/decode.ts';
+import { decodeToPlanar } from '../support/decode-planar.ts';
 import { getBalanceSeconds } from '../src/store/credits.ts';
 import { startWorkers, type Workers } from '../src/worker/start.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';

@@ -8,7 +8,7 @@ import { waitForJob } from './helpers/jobs.ts';
 import { startWorkers, type Workers } from '../src/worker/start.ts';
 import { getBalanceSeconds } from '../src/store/credits.ts';
 import { probeAudio } from '../src/audio/probe.ts';
-import { decodeToPlanar } from '../src/audio/decode.ts';
+import { decodeToPlanar } from '../support/decode-planar.ts';
 import { siSdr } from '../support/si-sdr.ts';
 import { sweepExpired } from '../src/worker/retention.ts';
 

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeToPlanar } from '../src/audio/decode.ts';
+import { decodeToPlanar } from '../support/decode-planar.ts';
 import { probeAudio } from '../src/audio/probe.ts';
 import { DenoiseEngine } from '../src/denoise/engine.ts';
 import { siSdr } from '../support/si-sdr.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeToPlanar } from '../src/audio/decode.ts';
+import { decodeToPlanar } from '../support/decode-planar.ts';
 import { Denoiser } from '../src/denoise/denoiser.ts';
 import { siSdr } from '../support/si-sdr.ts';
 import { mixAtSnr } from '../support/denoise-mixes.ts';

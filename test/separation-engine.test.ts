@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { decodeToPlanar } from '../src/audio/decode.ts';
+import { decodeToPlanar } from '../support/decode-planar.ts';
 import { SeparationCancelledError, SeparationEngine } from '../src/separation/engine.ts';
 import { sharedPath } from '../support/shared.ts';
 import { snrDb } from './helpers/snr.ts';

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeToPlanar } from '../src/audio/decode.ts';
+import { decodeToPlanar } from '../support/decode-planar.ts';
 import { SeparationEngine } from '../src/separation/engine.ts';
 import { cutMusdbMixture } from './helpers/audio.ts';
 import { snrDb } from './helpers/snr.ts';

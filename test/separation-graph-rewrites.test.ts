@@ -9,7 +9,7 @@ import { readModelStructure } from '../src/onnx/model-file.ts';
 import { prepareModel } from '../src/separation/prepared-model.ts';
 import { variantEngine } from '../support/htdemucs-variant.ts';
 import { SeparationEngine } from '../src/separation/engine.ts';
-import { decodeToPlanar } from '../src/audio/decode.ts';
+import { decodeToPlanar } from '../support/decode-planar.ts';
 import { fakeSixStemModel } from './helpers/fake-six-stem-model.ts';
 import { sharedPath } from '../support/shared.ts';
 import { snrDb } from './helpers/snr.ts';

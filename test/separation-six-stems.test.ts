@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeToPlanar } from '../src/audio/decode.ts';
+import { decodeToPlanar } from '../support/decode-planar.ts';
 import { ModelNotInstalledError, SeparationEngine } from '../src/separation/engine.ts';
 import { FAKE_GAINS, fakeSixStemModel, SIX_SOURCES } from './helpers/fake-six-stem-model.ts';
 import { sharedPath } from '../support/shared.ts';

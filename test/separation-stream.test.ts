@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeToPlanar } from '../src/audio/decode.ts';
+import { decodeToPlanar } from '../support/decode-planar.ts';
 import { defaultTools } from '../src/audio/tools.ts';
 import { separateStream } from '../src/separation/separate-stream.ts';
 import type { SegmentSeparator } from '../src/separation/segment-separator.ts';

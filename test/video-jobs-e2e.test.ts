@@ -7,7 +7,7 @@ import { waitForJob } from './helpers/jobs.ts';
 import { sharedPath } from '../support/shared.ts';
 import type { Workers } from '../src/worker/start.ts';
 import { probeAudio } from '../src/audio/probe.ts';
-import { decodeToPlanar } from '../src/audio/decode.ts';
+import { decodeToPlanar } from '../support/decode-planar.ts';
 import { getBalanceSeconds, listLedger } from '../src/store/credits.ts';
 import { findJob } from '../src/store/jobs.ts';
 import { buildWebhookPayload } from '../src/jobs/events/webhook-payload.ts';

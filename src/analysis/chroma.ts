@@ -1,4 +1,3 @@
-import { subtractPartials } from './chroma-partials.ts';
 import { Framer } from './frames.ts';
 import { MagnitudeSpectrum } from './spectrum.ts';
 
@@ -9,58 +8,48 @@ export const CHROMA_HOP = 4096;
 /** Fine pitch-class resolution kept until the tuning is known: 10 cents per bin. */
 export const FINE_BINS = 120;
 
-const MIN_HZ = 55;
+/** The lowest pitch the chroma reads (A1). */
+export const MIN_HZ = 55;
 const REFERENCE_HZ = 440;
 /** Peaks below this fraction of the frame's strongest peak are ignored (-60 dB). */
 const PEAK_FLOOR = 1e-3;
 /** Peaks below this frequency also feed the bass chroma. */
 export const BASS_MAX_HZ = 250;
 
-/** Chroma variants measured by bench/analyze-key.ts (docs/analysis.md); SHIPPED_CHROMA is the default. */
-export interface ChromaOptions {
-  /** Divide magnitudes by their local mean over ±1/6 octave raised to this power (0 = off, 1 = full whitening). */
-  whiten?: number;
-  /** A peak must exceed its local mean (±1/6 octave) this many times to count (rejects noise and drums). */
-  peakContrast?: number;
-  /** Sub-harmonic summation (Gómez 2006 HPCP): a peak also adds to f/2..f/N with weight decay^(h-1). */
-  harmonics?: number;
-  harmonicDecay?: number;
-  /** Weight of a peak: its magnitude, or log(1 + 100·mag/frame max) (Müller's log compression). */
-  weight?: 'magnitude' | 'log';
-  /** Peaks above this frequency are ignored (mostly upper partials, which blur the mode). */
+/**
+ * How a frame's spectral peaks become pitch weight, where a benchmark varies it
+ * (support/chroma-variants.ts: whitening, log weighting, sub-harmonic summation, harmonic
+ * subtraction, other contrasts and frequency limits; docs/analysis.md). The product runs the
+ * defaults: every interpolated peak's magnitude, fundamentals only, and only peaks at least 1.5
+ * times their local mean. The peak contrast is what keeps drums out of the chroma: with a drum stem
+ * mixed in 6 dB above the music the key score fell 0.60 -> 0.47 without it, 0.59 -> 0.57 with it;
+ * whitening, sub-harmonic summation and log weighting measured no better.
+ */
+export interface PeakShaping {
+  /** Peaks above this frequency are ignored (default 5 kHz: mostly upper partials, which blur the mode). */
   maxHz?: number;
-  /** Also accumulate the bass chroma (`bassHistogram`); the key does not read it, the bench does. */
-  bass?: boolean;
-  /**
-   * Harmonic subtraction: a peak near the h-th harmonic (h = 2..8) of a lower peak loses
-   * that peak's amplitude times decay^(h-1), so the chroma leans to fundamentals (0 = off; measured
-   * worse on real music, docs/analysis.md).
-   */
-  partialDecay?: number;
-  /**
-   * Also keep every counted frame's normalised 10-cent histogram (`frameHistograms`), its stream
-   * position (`frameIndices`) and, with `bass`, its bass histogram: for chords, downbeats, benches.
-   */
-  frames?: boolean;
+  /** Whether a peak counts, from its bin's magnitude and the local mean around it (±1/6 octave). */
+  counts?(magnitude: number, localMean: number): boolean;
+  /** A counted peak's weight, from its interpolated magnitude, the local mean and the frame's maximum. */
+  weight?(amp: number, localMean: number, frameMax: number): number;
+  /** Changes the frame's `n` peaks (sorted by frequency) in place before they are added. */
+  adjust?(hz: Float64Array, amp: Float64Array, n: number): void;
+  /** Adds one peak to the frame's pitch histogram through `add` (default: at its own frequency). */
+  spread?(hz: number, amp: number, add: (hz: number, weight: number) => void): void;
 }
 
-/**
- * What ships: every interpolated peak's magnitude, fundamentals only, and only peaks at least 1.5
- * times their local mean. The peak contrast is what keeps drums out of the chroma: with a drum
- * stem mixed in 6 dB above the music the key score fell 0.60 -> 0.47 without it, 0.59 -> 0.57
- * with it; whitening, sub-harmonic summation and log weighting measured no better.
- */
-export const SHIPPED_CHROMA: Required<ChromaOptions> = {
-  whiten: 0,
-  peakContrast: 1.5,
-  harmonics: 1,
-  harmonicDecay: 0.6,
-  weight: 'magnitude',
-  maxHz: 5000,
-  bass: false,
-  frames: false,
-  partialDecay: 0,
-};
+export interface ChromaOptions {
+  /** Also accumulate the bass chroma (`bassHistogram`, the chords' bass). */
+  bass?: boolean;
+  /** Also keep every frame's normalised 10-cent histogram (`frameHistograms`, the chords' frames). */
+  frames?: boolean;
+  /** A benchmark's peak shaping; the product's is the default. */
+  shaping?: PeakShaping;
+}
+
+const DEFAULT_MAX_HZ = 5000;
+const PEAK_CONTRAST = 1.5;
+const countsByContrast = (magnitude: number, localMean: number) => magnitude >= PEAK_CONTRAST * localMean;
 
 /**
  * Harmonic pitch-class profile in the manner of Gómez 2006 ("Tonal description of polyphonic audio
@@ -83,7 +72,20 @@ export class ChromaAccumulator {
   private readonly bassTotal = new Float64Array(FINE_BINS);
   private readonly env: Float64Array;
   private readonly prefix: Float64Array;
-  private readonly opts: Required<ChromaOptions>;
+  private readonly opts: ChromaOptions;
+  private readonly shaping: PeakShaping;
+  private readonly counts: (magnitude: number, localMean: number) => boolean;
+  /** Adds one pitch to the frame's histograms (and the bass's, below BASS_MAX_HZ), for `spread`. */
+  private readonly addPitchOfFrame = (f: number, e: number) => {
+    addPitch(this.frameHist, f, e);
+    this.frameSum += e;
+    if (this.opts.bass && f < BASS_MAX_HZ) {
+      addPitch(this.bassFrame, f, e);
+      this.frameBassSum += e;
+    }
+  };
+  private frameSum = 0;
+  private frameBassSum = 0;
   /** The frame's selected peaks (frequency, weight), at most one per two bins. */
   private readonly peakHz: Float64Array;
   private readonly peakAmp: Float64Array;
@@ -99,13 +101,15 @@ export class ChromaAccumulator {
     readonly sampleRate: number,
     options: ChromaOptions = {},
   ) {
-    this.opts = { ...SHIPPED_CHROMA, ...options };
+    this.opts = options;
+    this.shaping = options.shaping ?? {};
+    this.counts = this.shaping.counts ?? countsByContrast;
     this.mags = new Float32Array(this.spectrum.bins);
     this.env = new Float64Array(this.spectrum.bins);
     this.prefix = new Float64Array(this.spectrum.bins + 1);
     const binHz = sampleRate / CHROMA_FRAME;
     this.minBin = Math.max(2, Math.floor(MIN_HZ / binHz));
-    this.maxBin = Math.min(this.spectrum.bins - 2, Math.ceil(this.opts.maxHz / binHz));
+    this.maxBin = Math.min(this.spectrum.bins - 2, Math.ceil((this.shaping.maxHz ?? DEFAULT_MAX_HZ) / binHz));
     this.peakHz = new Float64Array((this.maxBin >> 1) + 2);
     this.peakAmp = new Float64Array(this.peakHz.length);
     this.framer = new Framer(CHROMA_FRAME, CHROMA_HOP, (frame) => this.onFrame(frame));
@@ -119,6 +123,7 @@ export class ChromaAccumulator {
     const index = this.position++;
     const m = this.mags;
     const o = this.opts;
+    const shape = this.shaping;
     this.spectrum.compute(frame, m);
     let maxMag = 0;
     for (let k = this.minBin; k <= this.maxBin; k++) if (m[k]! > maxMag) maxMag = m[k]!;
@@ -132,8 +137,6 @@ export class ChromaAccumulator {
     h.fill(0);
     bass.fill(0);
     let peakSum = 0;
-    let sum = 0;
-    let bassSum = 0;
     let n = 0;
     for (let k = this.minBin; k <= this.maxBin; k++) {
       const v = m[k]!;
@@ -145,33 +148,26 @@ export class ChromaAccumulator {
       const denom = a - 2 * b + c;
       const delta = denom < 0 ? (0.5 * (a - c)) / denom : 0;
       const hz = (k + delta) * binHz;
-      let amp = Math.exp(b - 0.25 * (a - c) * delta);
+      const amp = Math.exp(b - 0.25 * (a - c) * delta);
       peakSum += amp;
       // The key reads only peaks that stand out of their neighbourhood: partials, not the
       // broadband peaks of drums and noise.
-      if (o.peakContrast > 0 && v < o.peakContrast * this.env[k]!) continue;
-      if (o.whiten > 0) amp /= (this.env[k]! + 1e-9) ** o.whiten;
-      if (o.weight === 'log') amp = Math.log1p((100 * amp) / (o.whiten > 0 ? 1 : maxMag));
+      if (!this.counts(v, this.env[k]!)) continue;
       this.peakHz[n] = hz;
-      this.peakAmp[n++] = amp;
+      this.peakAmp[n++] = shape.weight ? shape.weight(amp, this.env[k]!, maxMag) : amp;
     }
-    if (o.partialDecay > 0) subtractPartials(this.peakHz, this.peakAmp, n, o.partialDecay);
+    shape.adjust?.(this.peakHz, this.peakAmp, n);
+    this.frameSum = 0;
+    this.frameBassSum = 0;
     for (let j = 0; j < n; j++) {
       const hz = this.peakHz[j]!;
       const amp = this.peakAmp[j]!;
       if (!(amp > 0)) continue;
-      for (let harmonic = 1; harmonic <= o.harmonics; harmonic++) {
-        const f = hz / harmonic;
-        if (harmonic > 1 && f < MIN_HZ) break;
-        const e = amp * o.harmonicDecay ** (harmonic - 1);
-        addPitch(h, f, e);
-        sum += e;
-        if (o.bass && f < BASS_MAX_HZ) {
-          addPitch(bass, f, e);
-          bassSum += e;
-        }
-      }
+      if (shape.spread) shape.spread(hz, amp, this.addPitchOfFrame);
+      else this.addPitchOfFrame(hz, amp);
     }
+    const sum = this.frameSum;
+    const bassSum = this.frameBassSum;
     // A frame with peaks counts (towards the minimum length and the gate) even when none stands out.
     if (peakSum <= 0) return;
     if (sum > 0) for (let i = 0; i < FINE_BINS; i++) this.total[i]! += h[i]! / sum;

@@ -34,20 +34,3 @@ export const EDMA: KeyProfile = {
 };
 
 export const KEY_PROFILES: readonly KeyProfile[] = [KRUMHANSL, TEMPERLEY, EDMA];
-
-/**
- * Albrecht & Shanahan 2013, "The use of large corpora to train a new type of key-finding
- * algorithm" (Music Perception 31(1)): pitch-class durations in 490 common-practice pieces.
- */
-export const ALBRECHT_SHANAHAN: KeyProfile = {
-  name: 'albrecht-shanahan',
-  major: [0.238, 0.006, 0.111, 0.006, 0.137, 0.094, 0.016, 0.214, 0.009, 0.08, 0.008, 0.081],
-  minor: [0.22, 0.006, 0.104, 0.123, 0.019, 0.103, 0.012, 0.214, 0.062, 0.022, 0.061, 0.052],
-};
-
-/** Bellman 2005 / Budge 1943: chord-frequency-derived profiles (as tabulated in Sapp's Humdrum tools). */
-export const BELLMAN_BUDGE: KeyProfile = {
-  name: 'bellman-budge',
-  major: [16.8, 0.86, 12.95, 1.41, 13.49, 11.93, 1.25, 20.28, 1.8, 8.04, 0.62, 10.57],
-  minor: [18.16, 0.69, 12.99, 13.34, 1.07, 11.15, 1.38, 21.07, 7.49, 1.53, 0.92, 10.21],
-};

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { decodeToPlanar } from '../../src/audio/decode.ts';
+import { decodeToPlanar } from '../../support/decode-planar.ts';
 import { type SyntheticMdx, SYNTHETIC_MDX_CARD, syntheticMdxModel } from '../../support/mdx-synthetic-models.ts';
 import { sharedPath } from '../../support/shared.ts';
 import { siSdr } from '../../support/si-sdr.ts';

@@ -1,4 +1,4 @@
-/** Harmonic subtraction over one frame's spectral peaks, a chroma variant (ChromaOptions.partialDecay). */
+/** Harmonic subtraction over one frame's spectral peaks, a chroma variant (support/chroma-variants.ts, partialDecay). */
 
 const MAX_PARTIAL = 8;
 /** Half a quarter-tone: how far a peak may sit from an exact harmonic and still be taken for it. */
