@@ -70,6 +70,7 @@ for (const set of values.sets.split(',')) {
     console.log(
       `${n.padEnd(10)} mean gain ${fmt(mean(noisy.map((i) => g[i]!)))} | worst ${fmt(g[worst]!)} (${cases[worst]!.name})` +
         ` | 2-3 s at 5-10 dB worse by > 0.5: ${moderate.filter((i) => g[i]! < -0.5).length}` +
+        (moderate.length ? ` (worst ${fmt(Math.min(...moderate.map((i) => g[i]!)))})` : '') +
         (clean.length ? ` | clean passthrough ${fmt(mean(clean.map((i) => g[i]!)))}` : '') +
         (costs.length
           ? ` | cost vs ${values.base}: mean ${fmt(mean(costs))}, worst file ${fmt(Math.max(...costs))}`

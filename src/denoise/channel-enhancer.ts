@@ -1,10 +1,8 @@
 import { enhanceFrame } from './deep-filter.ts';
 import { FeatureExtractor, gatherWindow } from './features.ts';
 import { FrameBuffer } from './frame-buffer.ts';
-import { FrameGuards } from './frame-guards.ts';
+import { FrameGuards, type GuardDsp } from './frame-guards.ts';
 import type { Dfn3Network } from './network.ts';
-import type { RealFft } from '../dsp/fft.ts';
-import type { RnnoiseModule } from './rnnoise.ts';
 import { StftAnalyzer, StftSynthesizer } from './stft.ts';
 
 /**
@@ -25,21 +23,12 @@ export interface WindowingOptions {
 
 export const DEFAULT_WINDOWING: WindowingOptions = { blockFrames: 1000, contextFrames: 200, crossfadeFrames: 20 };
 
-export interface ChannelDsp {
-  fft: RealFft;
-  window: Float32Array;
-  widths: Int32Array;
+export interface ChannelDsp extends GuardDsp {
   /** Smoothing factors of the feature normalisations per frame: falling (and by default rising), rising. */
   alpha: number;
   alphaUp: number;
-  /** Gains of the lowest bins for the infrasound high-pass (see denoiser.ts); empty = off. */
-  lowCut: Float32Array;
   /** Samples of the opening used for the start-up (mirrored warm-up, state init); 0 = upstream's cold start. */
   startupSamples: number;
-  /** Output guards (output-guard.ts, opening-guard.ts); false = the model's output everywhere. */
-  guard: boolean;
-  /** RNNoise for the held-voice guard (held-voice-guard.ts); null = no such guard (always null without `guard`). */
-  rnnoise: RnnoiseModule | null;
 }
 
 export interface ChannelOptions {

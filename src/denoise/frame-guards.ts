@@ -1,7 +1,21 @@
-import type { ChannelDsp } from './channel-enhancer.ts';
+import type { RealFft } from '../dsp/fft.ts';
 import { HeldVoiceGuard } from './held-voice-guard.ts';
 import { OpeningGuard } from './opening-guard.ts';
 import { passWeight, SpeechLossGuard } from './output-guard.ts';
+import type { RnnoiseModule } from './rnnoise.ts';
+
+/** What the guards read of a channel's DSP tables (channel-enhancer.ts's ChannelDsp has them all). */
+export interface GuardDsp {
+  fft: RealFft;
+  window: Float32Array;
+  widths: Int32Array;
+  /** Gains of the lowest bins for the infrasound high-pass (see denoiser.ts); empty = off. */
+  lowCut: Float32Array;
+  /** Output guards (output-guard.ts, opening-guard.ts); false = the model's output everywhere. */
+  guard: boolean;
+  /** RNNoise for the held-voice guard (held-voice-guard.ts); null = no such guard (always null without `guard`). */
+  rnnoise: RnnoiseModule | null;
+}
 
 /**
  * Everything one channel does to an enhanced frame after the network and the deep filter, in this
@@ -15,7 +29,7 @@ export class FrameGuards {
   private readonly heldVoiceGuard: HeldVoiceGuard | undefined;
 
   constructor(
-    private readonly dsp: ChannelDsp,
+    private readonly dsp: GuardDsp,
     rows: number,
     /** Weight of the noisy spectrum in the output (attenuation limit); 0 = none. */
     private readonly noisyMix: number,
