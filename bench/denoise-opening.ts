@@ -9,9 +9,7 @@
  * --voices DIR: KLettres' native speakers of 20-odd languages (voiceItems, fetched into DIR);
  * --wavs A.wav,B.wav: these 44.1 kHz speech files instead, each cut to 3 s from its first word;
  * --only TEXT: only the speech items whose name holds TEXT.
- * A variant is a VARIANTS name, optionally with a WINDOWS name: `default+w20c30` runs the network on
- * short windows (docs/denoise.md, "Sustained voices"), or a peer: `rnnoise` (fed 48 kHz) or `gtcrn`
- * (16 kHz, resampled there and back), as bench/denoise.ts runs them.
+ * Variants and peers: bench/denoise-variants.ts.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
