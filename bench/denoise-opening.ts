@@ -9,22 +9,16 @@
  * --voices DIR: KLettres' native speakers of 20-odd languages (voiceItems, fetched into DIR);
  * --wavs A.wav,B.wav: these 44.1 kHz speech files instead, each cut to 3 s from its first word;
  * --only TEXT: only the speech items whose name holds TEXT.
- * A variant is a VARIANTS name, optionally with a WINDOWS name: `default+w20c30` runs the network on
- * short windows (docs/denoise.md, "Sustained voices"), or a peer: `rnnoise` (fed 48 kHz) or `gtcrn`
- * (16 kHz, resampled there and back), as bench/denoise.ts runs them.
+ * Variants and peers: bench/denoise-variants.ts.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { WindowingOptions } from '../src/denoise/channel-enhancer.ts';
-import { Denoiser, type DenoiserOptions } from '../src/denoise/denoiser.ts';
 import { siSdr } from '../support/si-sdr.ts';
-import { sharedPath } from '../support/shared.ts';
-import { GTCRN_RATE, Gtcrn } from './denoise-gtcrn.ts';
 import { readMono, resampleSinc } from '../support/denoise-mixes.ts';
-import { rnnoise } from './denoise-rnnoise.ts';
 import { buildEvalSet, heldOutItems, speechItems, voiceItems } from '../support/denoise-set.ts';
+import { loadVariant } from './denoise-variants.ts';
 
 const { values } = parseArgs({
   options: {
@@ -36,23 +30,6 @@ const { values } = parseArgs({
     wavs: { type: 'string' },
   },
 });
-const VARIANTS: Record<string, DenoiserOptions> = {
-  default: {},
-  noguard: { guard: false },
-  noheld: { heldVoiceGuard: false },
-  cold: { startup: 'none' },
-  nohp: { highPassHz: 0 },
-  tau2: { normSeconds: 2 },
-  tau4: { normSeconds: 4 },
-  tau10: { normSeconds: 10 },
-  up10d2: { normSeconds: 2, normUpSeconds: 10 },
-  coldup10d2: { normSeconds: 2, normUpSeconds: 10, startup: 'none' },
-};
-const WINDOWS: Record<string, WindowingOptions> = {
-  w20c30: { blockFrames: 20, contextFrames: 30, crossfadeFrames: 5 },
-  w50c50: { blockFrames: 50, contextFrames: 50, crossfadeFrames: 10 },
-  w30c80: { blockFrames: 30, contextFrames: 80, crossfadeFrames: 10 },
-};
 const names = values.variants.split(',');
 const work = mkdtempSync(join(tmpdir(), 'stemforge-opening-'));
 const fmt = (x: number) => x.toFixed(2).padStart(7);
@@ -78,7 +55,7 @@ try {
   const inputs = await Promise.all(cases.map((c) => readMono(c.noisyPath, 48_000)));
   const res: Record<string, { whole: number; first: number }[]> = {};
   for (const v of names) {
-    const system = await load(v);
+    const system = await loadVariant(v);
     res[v] = [];
     for (let i = 0; i < cases.length; i++) {
       const c = cases[i]!;
@@ -129,28 +106,4 @@ try {
   );
 } finally {
   rmSync(work, { recursive: true, force: true });
-}
-
-/** A named variant of ours, or a peer: 48 kHz mono in, 48 kHz out. */
-interface System {
-  run: (x: Float32Array) => Promise<Float32Array>;
-  close: () => Promise<void>;
-}
-
-async function load(v: string): Promise<System> {
-  if (v === 'rnnoise') return { run: rnnoise, close: async () => {} };
-  if (v === 'gtcrn') {
-    const g = await Gtcrn.load(sharedPath('models', 'gtcrn', 'gtcrn_simple.onnx'));
-    return {
-      run: async (x) => resampleSinc(await g.run(resampleSinc(x, 48_000, GTCRN_RATE)), GTCRN_RATE, 48_000),
-      close: () => g.close(),
-    };
-  }
-  const [base, win] = v.split('+');
-  const opts = VARIANTS[base!];
-  if (!opts) throw new Error(`unknown variant ${v} (${[...Object.keys(VARIANTS), 'rnnoise', 'gtcrn'].join(', ')})`);
-  const windowing = win ? WINDOWS[win] : undefined;
-  if (win && !windowing) throw new Error(`unknown windows ${win} (${Object.keys(WINDOWS).join(', ')})`);
-  const d = await Denoiser.load(sharedPath('models', 'dfn3'), opts);
-  return { run: (x) => d.channel({ windowing }).enhanceAll(x), close: () => d.close() };
 }

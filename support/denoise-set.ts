@@ -198,7 +198,7 @@ export function steadyPart(noise: Float32Array, rate: number): Float32Array {
   return noise.subarray(first * block, (last + 1) * block);
 }
 
-async function noiseAt(name: string, rate: number, work: string): Promise<Float32Array> {
+export async function noiseAt(name: string, rate: number, work: string): Promise<Float32Array> {
   switch (name) {
     case 'babble': {
       // The PESQ test set's babble: the 0 dB mix minus its speech (16 kHz, 3.1 s, looped).

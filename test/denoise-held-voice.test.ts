@@ -13,7 +13,8 @@ import { sharedPath } from '../support/shared.ts';
  * The held-voice guard (held-voice-guard.ts): real speech from shared/, drawn out by ffmpeg to half
  * its pace at the same pitch (held vowels, which DeepFilterNet3 takes for stationary noise), over the
  * real fan recording (5 and 10 dB SNR), through the real model with the guard (the product) and without
- * it (heldVoiceGuard: false). At its own pace the same speech must come out as it did before.
+ * it (heldVoiceGuard: false). At their own pace, three talkers must come out as the model alone
+ * makes them, within the issue's 0.1 dB.
  */
 
 const RATE = 48_000;
@@ -50,15 +51,19 @@ describe('the held-voice guard', () => {
     const src = sharedPath('audio', 'speech', '198-209-0000.hq.ogg');
     execFileSync('ffmpeg', ['-v', 'error', '-y', '-i', src, '-af', 'atempo=0.5', '-c:a', 'pcm_f32le', slow]);
     const g = await gains(await readMono48(slow), 5);
-    // Measured: without the guard +5.5 dB, with it +11.0 dB.
+    // Measured: without the guard +5.5 dB, with it +9.7 dB (+11.0 before the guard waited for the
+    // model's local SNR to call the frame noise).
     expect(g.product).toBeGreaterThan(g.withoutGuard + 3);
     expect(g.product).toBeGreaterThan(8);
   });
 
-  it('leaves speech at its own pace as the model cleans it', async () => {
-    const g = await gains(await readMono48(sharedPath('audio', 'speech', '198-209-0000.hq.ogg')), 10);
-    // Measured: +9.19 dB without the guard, +9.17 dB with it.
-    expect(g.withoutGuard).toBeGreaterThan(5);
-    expect(Math.abs(g.product - g.withoutGuard)).toBeLessThan(0.5);
+  it('leaves speech at its own pace as the model cleans it: at most 0.1 dB off, three talkers', async () => {
+    for (const id of ['198-209-0000', '3436-172162-0000', '5703-47212-0000']) {
+      const g = await gains(await readMono48(sharedPath('audio', 'speech', `${id}.hq.ogg`)), 10);
+      // Measured: 9.191 / 9.188, 16.044 / 16.011, 2.298 / 2.298 dB (guard / none); before the
+      // local-SNR condition the guard cost everyday noisy speech 0.2 dB on average.
+      expect(g.withoutGuard, id).toBeGreaterThan(1);
+      expect(g.product, id).toBeGreaterThan(g.withoutGuard - 0.1);
+    }
   });
 });

@@ -65,9 +65,9 @@ export interface DetailedAnalysis extends AudioAnalysis, BeatsAndChords {
   tuningCents: number | null;
   /** The tuned 12-bin chroma (C first, sums to 1) the profile method reads. */
   chroma: number[] | null;
-  /** Which method named `key`: the learned model, or the profile method where it is kept. */
-  keyMethod: 'model' | 'profile' | null;
-  /** The profile method's key (Krumhansl-Schmuckler on the chroma; null below the gate). */
+  /** Which method named `key`: the profile method, the learned model, or both agreeing (key-reading.ts). */
+  keyMethod: KeyReading['method'];
+  /** The profile method's key (Krumhansl-Schmuckler on the chroma), reported or not. */
   profileKey: string | null;
   /** The learned model's key and probability, whichever was reported. */
   modelKey: string | null;

@@ -23,6 +23,18 @@ export const FRAME_CONTRAST_OFFSET = 0.05;
  * (docs/analysis.md, "The learned key model").
  */
 export const MODEL_MIN_PROBABILITY = 0.2;
+/**
+ * Below the gate and below MODEL_MIN_PROBABILITY, a key both methods name is still reported: tonal
+ * music under loud hiss (a D major quartet at 14 dB below white noise: profile D major, score 0.67,
+ * model D major, p 0.14) keeps a tonal centre that two independent readings agree on. Both must be
+ * past what chance gives on input without a tonal centre: the model's probability at least
+ * AGREED_MIN_PROBABILITY (noise and drum stems read 0.06-0.12, a chromatic cluster 0.097 where the
+ * two happened to agree) and the profile's correlation at least AGREED_MIN_SCORE (that cluster:
+ * 0.39; noise and drums 0.58-0.70, but the two methods named different keys on every one measured).
+ * The confidence is then the model's probability: low, as the evidence is (docs/analysis.md).
+ */
+export const AGREED_MIN_PROBABILITY = 0.1;
+export const AGREED_MIN_SCORE = 0.5;
 
 /** What the analyser's accumulators hold once the input has been read. */
 export interface KeyInputs {
@@ -40,9 +52,9 @@ export interface KeyReading {
   key: KeyEstimate | ModelKey | null;
   /** 0-1; null with `key`. */
   confidence: number | null;
-  /** Which method named the key. */
-  method: 'model' | 'profile' | null;
-  /** Both methods' answers, whichever was reported (the profile's is null below the gate). */
+  /** Which method named the key: the profile, the model, or both agreeing below the gate. */
+  method: 'model' | 'profile' | 'agreed' | null;
+  /** Both methods' answers, whichever was reported (the profile's is null only without any chroma). */
   profile: KeyEstimate | null;
   model: ModelKey | null;
   tuning: number;
@@ -54,9 +66,12 @@ export interface KeyReading {
 
 /**
  * Reads the key. Where the chroma passes the tonality gate, the profile method's key (it measured
- * better than the learned model on clean real music, 30 s and 2 s alike); below the gate (noise,
- * drums alone, or music drowned by drums), the learned model's key when it is confident enough,
- * with its probability as the confidence; else no key.
+ * better than the learned model on clean real music, 30 s and 2 s alike); its confidence is the
+ * profile's (keyConfidenceOf), or the model's probability where the model names the same key and is
+ * surer (two methods agreeing near the gate are not as unsure as the gate's factor alone says).
+ * Below the gate (noise, drums alone, or music drowned by drums or hiss), the learned model's key
+ * when it is confident enough, or a key both methods name (see AGREED_MIN_PROBABILITY), with the
+ * model's probability as the confidence; else no key: the input has no tonal centre.
  */
 export async function readKey(inputs: KeyInputs): Promise<KeyReading> {
   const tuning = estimateTuning(inputs.fine);
@@ -64,13 +79,23 @@ export async function readKey(inputs: KeyInputs): Promise<KeyReading> {
   const contrast = chromaContrast(chroma);
   const tonality = Math.max(contrast, inputs.frameContrast - FRAME_CONTRAST_OFFSET);
   const tonal = tonality >= MIN_TONALITY;
-  const profile = tonal ? estimateKey(chroma) : null;
+  const profile = estimateKey(chroma);
   const spectrogram = inputs.spectrogram(tuning);
   const model = spectrogram.length >= KEY_SEMITONES ? await estimateKeyWithModel(spectrogram, inputs.modelPath) : null;
   const base = { profile, model, tuning, chroma, contrast, tonality };
-  if (profile)
-    return { ...base, key: profile, confidence: keyConfidenceOf(profile, tonality, MIN_TONALITY), method: 'profile' };
-  if (!tonal && model && model.probability >= MODEL_MIN_PROBABILITY)
+  const agreed = !!profile && !!model && profile.name === model.name;
+  if (tonal && profile) {
+    const confidence = keyConfidenceOf(profile, tonality, MIN_TONALITY);
+    return {
+      ...base,
+      key: profile,
+      confidence: agreed ? Math.max(confidence, model.probability) : confidence,
+      method: 'profile',
+    };
+  }
+  if (model && model.probability >= MODEL_MIN_PROBABILITY)
     return { ...base, key: model, confidence: model.probability, method: 'model' };
+  if (agreed && model.probability >= AGREED_MIN_PROBABILITY && profile.score >= AGREED_MIN_SCORE)
+    return { ...base, key: model, confidence: model.probability, method: 'agreed' };
   return { ...base, key: null, confidence: null, method: null };
 }

@@ -1,12 +1,8 @@
 import { enhanceFrame } from './deep-filter.ts';
-import { FeatureExtractor } from './features.ts';
+import { FeatureExtractor, gatherWindow } from './features.ts';
 import { FrameBuffer } from './frame-buffer.ts';
-import { HeldVoiceGuard } from './held-voice-guard.ts';
+import { FrameGuards, type GuardDsp } from './frame-guards.ts';
 import type { Dfn3Network } from './network.ts';
-import { OpeningGuard } from './opening-guard.ts';
-import { passWeight, SpeechLossGuard } from './output-guard.ts';
-import type { RealFft } from '../dsp/fft.ts';
-import type { RnnoiseModule } from './rnnoise.ts';
 import { StftAnalyzer, StftSynthesizer } from './stft.ts';
 
 /**
@@ -27,21 +23,12 @@ export interface WindowingOptions {
 
 export const DEFAULT_WINDOWING: WindowingOptions = { blockFrames: 1000, contextFrames: 200, crossfadeFrames: 20 };
 
-export interface ChannelDsp {
-  fft: RealFft;
-  window: Float32Array;
-  widths: Int32Array;
+export interface ChannelDsp extends GuardDsp {
   /** Smoothing factors of the feature normalisations per frame: falling (and by default rising), rising. */
   alpha: number;
   alphaUp: number;
-  /** Gains of the lowest bins for the infrasound high-pass (see denoiser.ts); empty = off. */
-  lowCut: Float32Array;
   /** Samples of the opening used for the start-up (mirrored warm-up, state init); 0 = upstream's cold start. */
   startupSamples: number;
-  /** Output guards (output-guard.ts, opening-guard.ts); false = the model's output everywhere. */
-  guard: boolean;
-  /** RNNoise for the held-voice guard (held-voice-guard.ts); null = no such guard (always null without `guard`). */
-  rnnoise: RnnoiseModule | null;
 }
 
 export interface ChannelOptions {
@@ -64,10 +51,8 @@ export class ChannelEnhancer {
   private readonly spec: FrameBuffer;
   private readonly erb: FrameBuffer;
   private readonly cplx: FrameBuffer;
-  /** The output guards' per-channel state (used only when `dsp.guard`). */
-  private readonly lossGuard: SpeechLossGuard;
-  private readonly openingGuard: OpeningGuard;
-  private readonly heldVoiceGuard: HeldVoiceGuard | undefined;
+  /** The output guards, the attenuation limit and the high-pass (frame-guards.ts). */
+  private readonly guards: FrameGuards;
   private readonly hopBuf: Float32Array;
   private hopFill = 0;
   private nextStart = 0;
@@ -81,8 +66,6 @@ export class ChannelEnhancer {
   private readonly frameOut: Float32Array;
   private readonly hopOut: Float32Array;
   private readonly win: WindowingOptions;
-  /** Weight of the noisy spectrum in the output (attenuation limit); 0 = none. */
-  private readonly noisyMix: number;
   private opening: Float32Array[] | undefined = [];
   private openingLength = 0;
 
@@ -93,7 +76,6 @@ export class ChannelEnhancer {
   ) {
     this.win = opts.windowing ?? DEFAULT_WINDOWING;
     const lim = opts.attenuationLimitDb;
-    this.noisyMix = lim !== undefined && Math.abs(lim) > 0 ? 10 ** (-Math.abs(lim) / 20) : 0;
     const win = this.win;
     const p = net.params;
     this.hop = p.hopSize;
@@ -108,9 +90,7 @@ export class ChannelEnhancer {
     this.spec = new FrameBuffer(2 * this.freqBins, rows);
     this.erb = new FrameBuffer(p.nbErb, rows);
     this.cplx = new FrameBuffer(2 * p.nbDf, rows);
-    this.lossGuard = new SpeechLossGuard(rows);
-    this.openingGuard = new OpeningGuard(dsp.widths, rows);
-    if (dsp.rnnoise) this.heldVoiceGuard = new HeldVoiceGuard(dsp.rnnoise, dsp.fft, dsp.window, dsp.widths, rows);
+    this.guards = new FrameGuards(dsp, rows, lim !== undefined && Math.abs(lim) > 0 ? 10 ** (-Math.abs(lim) / 20) : 0);
     this.hopBuf = new Float32Array(p.hopSize);
     this.delayLeft = p.fftSize - p.hopSize;
     const maxFrames = win.blockFrames + win.contextFrames + win.crossfadeFrames;
@@ -132,7 +112,10 @@ export class ChannelEnhancer {
       this.feed(samples);
     }
     const { blockFrames, crossfadeFrames } = this.win;
-    while (this.spec.end >= this.nextStart + blockFrames + crossfadeFrames + this.lookahead + this.floorAhead()) {
+    while (
+      this.spec.end >=
+      this.nextStart + blockFrames + crossfadeFrames + this.lookahead + this.guards.floorAhead(this.nextStart)
+    ) {
       await this.runWindow(false);
     }
     return this.takeOutput(Infinity);
@@ -163,7 +146,7 @@ export class ChannelEnhancer {
     this.feed(new Float32Array(this.dsp.window.length));
     if (this.hopFill > 0) this.feed(new Float32Array(this.hop - this.hopFill));
     while (this.nextStart < this.spec.end) await this.runWindow(true);
-    this.heldVoiceGuard?.close();
+    this.guards.close();
     return this.takeOutput(total - this.samplesOut);
   }
 
@@ -190,15 +173,10 @@ export class ChannelEnhancer {
       const mirror = new Float32Array(n);
       for (let i = 0; i < n; i++) mirror[i] = x[n - i]!;
       this.delayLeft += n;
-      this.openingGuard.firstFrame = this.spec.end + Math.floor(n / this.hop);
+      this.guards.firstFrame = this.spec.end + Math.floor(n / this.hop);
       this.feed(mirror);
     }
     this.feed(x);
-  }
-
-  /** Frames of look-ahead the opening guard still needs before the next window can run. */
-  private floorAhead(): number {
-    return this.dsp.guard ? this.openingGuard.floorAhead(this.nextStart) : 0;
   }
 
   private feed(samples: Float32Array): void {
@@ -213,9 +191,7 @@ export class ChannelEnhancer {
         const spec = this.spec.push();
         this.analyzer.analyze(this.hopBuf, spec);
         this.features.extract(spec, this.erb.push(), this.cplx.push());
-        this.lossGuard.track(spec);
-        this.heldVoiceGuard?.track(this.hopBuf);
-        if (this.dsp.guard) this.openingGuard.track(spec, this.spec.end);
+        this.guards.track(this.hopBuf, spec, this.spec.end);
       }
     }
   }
@@ -230,21 +206,7 @@ export class ChannelEnhancer {
     const a = Math.max(0, s - contextFrames);
     const frames = e2 - a;
     const { nbErb, nbDf } = p;
-    // Encoder input j reads the features of frame j + conv_lookahead (zeros past the end).
-    for (let j = 0; j < frames; j++) {
-      const k = a + j + p.convLookahead;
-      const erb = this.erb.row(k);
-      const cplx = this.cplx.row(k);
-      if (erb && cplx) {
-        this.featErb.set(erb, j * nbErb);
-        this.featSpec.set(cplx.subarray(0, nbDf), j * nbDf);
-        this.featSpec.set(cplx.subarray(nbDf), (frames + j) * nbDf);
-      } else {
-        this.featErb.fill(0, j * nbErb, (j + 1) * nbErb);
-        this.featSpec.fill(0, j * nbDf, (j + 1) * nbDf);
-        this.featSpec.fill(0, (frames + j) * nbDf, (frames + j + 1) * nbDf);
-      }
-    }
+    gatherWindow(this.erb, this.cplx, a + p.convLookahead, frames, this.featErb, this.featSpec);
     const { mask, coefs, lsnr } = await this.net.run(this.featErb, this.featSpec, frames);
     const coefStride = nbDf * p.dfOrder * 2;
     const noisy = (k: number) => this.spec.row(k);
@@ -261,18 +223,7 @@ export class ChannelEnhancer {
         this.dsp.widths,
         y,
       );
-      const x = noisy(j);
-      // The guard's weight and the attenuation limit's combine: the larger share of the input wins.
-      let mix = Math.max(this.noisyMix, this.dsp.guard ? passWeight(lsnr, r) : 0);
-      if (this.dsp.guard && x) mix = Math.max(mix, this.lossGuard.mix(j, y));
-      if (mix > 0 && x) for (let i = 0; i < y.length; i++) y[i] = y[i]! * (1 - mix) + x[i]! * mix;
-      if (this.dsp.guard && x) this.openingGuard.limit(j, x, y);
-      if (x) this.heldVoiceGuard?.apply(j, x, y);
-      const lowCut = this.dsp.lowCut;
-      for (let k = 0; k < lowCut.length; k++) {
-        y[2 * k]! *= lowCut[k]!;
-        y[2 * k + 1]! *= lowCut[k]!;
-      }
+      this.guards.apply(j, noisy(j), y, lsnr, r);
       const prev = this.tail[j - s];
       if (prev) {
         const w = (j - s + 0.5) / this.tail.length;
@@ -287,9 +238,7 @@ export class ChannelEnhancer {
     this.spec.dropBefore(keepFrom);
     this.erb.dropBefore(keepFrom);
     this.cplx.dropBefore(keepFrom);
-    this.lossGuard.dropBefore(keepFrom);
-    this.openingGuard.dropBefore(keepFrom);
-    this.heldVoiceGuard?.dropBefore(keepFrom);
+    this.guards.dropBefore(keepFrom);
   }
 
   private emit(spec: Float32Array): void {

@@ -1,4 +1,5 @@
 import { bandPower } from './erb.ts';
+import type { FrameBuffer } from './frame-buffer.ts';
 
 /*
  * DeepFilterNet's input features (libDF `feat_erb` and `feat_cplx`, Schröter et al. 2022/2023):
@@ -58,6 +59,36 @@ export class FeatureExtractor {
       const scale = 1 / Math.sqrt(unitState[f]!);
       cplxOut[f] = re * scale;
       cplxOut[nbDf + f] = im * scale;
+    }
+  }
+}
+
+/**
+ * Lays out a window of `frames` feature rows from frame `from` on as the encoder reads them:
+ * `featErb` [frames, nbErb], `featSpec` [2, frames, nbDf] (real plane, then imaginary plane); rows
+ * past the last known frame are zeros. (The caller passes `from` shifted by conv_lookahead.)
+ */
+export function gatherWindow(
+  erb: FrameBuffer,
+  cplx: FrameBuffer,
+  from: number,
+  frames: number,
+  featErb: Float32Array,
+  featSpec: Float32Array,
+): void {
+  const nbErb = erb.width;
+  const nbDf = cplx.width / 2;
+  for (let j = 0; j < frames; j++) {
+    const e = erb.row(from + j);
+    const c = cplx.row(from + j);
+    if (e && c) {
+      featErb.set(e, j * nbErb);
+      featSpec.set(c.subarray(0, nbDf), j * nbDf);
+      featSpec.set(c.subarray(nbDf), (frames + j) * nbDf);
+    } else {
+      featErb.fill(0, j * nbErb, (j + 1) * nbErb);
+      featSpec.fill(0, j * nbDf, (j + 1) * nbDf);
+      featSpec.fill(0, (frames + j) * nbDf, (frames + j + 1) * nbDf);
     }
   }
 }

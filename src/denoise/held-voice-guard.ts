@@ -8,14 +8,21 @@ import { StftAnalyzer } from './stft.ts';
  * Held-voice guard. DeepFilterNet3 takes a voice held still, a syllable drawn out over a second or
  * a sung note, for stationary noise and removes it while it lasts (docs/denoise.md, "Sustained
  * voices"); RNNoise (Valin 2018), a much weaker cleaner with a pitch filter and band gains, keeps
- * such voices. Both run on every frame; per ERB band, where RNNoise keeps the band nearly whole
- * (its gain at least KEEP_DB) and DeepFilterNet3 removed at least MARGIN_DB more, the band is taken
- * from RNNoise's output instead. Elsewhere the output is DeepFilterNet3's: on noise RNNoise's band
- * gains fall below KEEP_DB, so the rule rarely fires there (measured: mean gain on the evaluation
- * set within 0.3 dB at 0-15 dB SNR, docs/denoise.md).
+ * such voices. Both run on every frame. Per ERB band, the two disagree where RNNoise keeps the band
+ * nearly whole (its gain at least KEEP_DB) and DeepFilterNet3 removed at least MARGIN_DB more.
+ * They also disagree during ordinary speech: RNNoise's coarse, slow band gains keep the noise
+ * between a talker's harmonics, which DeepFilterNet3 rightly removes, and taking RNNoise's bands
+ * there cost 0.2 dB on everyday noisy speech. What tells the two apart is what DeepFilterNet3 says
+ * of the frame: removing a held voice, it has taken the frame for noise (its local SNR estimate is
+ * low); in ordinary speech its estimate is high (median 13 dB where the bands disagreed). So the
+ * band is RNNoise's only in frames DeepFilterNet3 puts below MAX_LSNR_DB; everywhere else the
+ * output is DeepFilterNet3's, untouched. Chosen on the tuning half of the everyday set, the Dutch
+ * voice and the slowed voices; RNNoise's VAD probability and how long a band had disagreed were
+ * tried and dropped (docs/denoise.md, "Ordinary speech untouched").
  */
 const KEEP_DB = -1;
 const MARGIN_DB = 4;
+const MAX_LSNR_DB = 5;
 const KEEP = 10 ** (KEEP_DB / 10);
 const MARGIN = 10 ** (-MARGIN_DB / 10);
 
@@ -56,10 +63,13 @@ export class HeldVoiceGuard {
     this.analyzer.analyze(this.denoised, this.spectra.push());
   }
 
-  /** Where frame `j`'s output `y` lost a voice that RNNoise kept (see above), takes RNNoise's bands. */
-  apply(j: number, x: Float32Array, y: Float32Array): void {
+  /**
+   * Where frame `j`'s output `y` lost a voice that RNNoise kept and the model took the frame for
+   * noise (`lsnr`, its local SNR estimate, dB: see above), takes RNNoise's bands.
+   */
+  apply(j: number, x: Float32Array, y: Float32Array, lsnr: number): void {
     const r = this.spectra.row(j);
-    if (!r) return;
+    if (!r || lsnr >= MAX_LSNR_DB) return;
     const { widths, px, py, pr } = this;
     bandPower(x, widths, px);
     bandPower(y, widths, py);
