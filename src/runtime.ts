@@ -57,6 +57,13 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     redact: { paths: REDACT_PATHS, censor: REDACTED },
     serializers: LOG_SERIALIZERS,
   });
+  if (handle.newerMigrations?.length) {
+    // A rolling upgrade or a rollback: a newer release migrated this database (docs/upgrades.md).
+    log.warn(
+      { migrations: handle.newerMigrations },
+      'the database has migrations of a newer release; this release runs on it (migrations only add)',
+    );
+  }
   const queue = createQueue(config, handle.db, log);
   const metrics = createMetrics({ processMetrics: config.metrics.token !== undefined });
   registerQueueGauges(metrics, handle.db);

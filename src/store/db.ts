@@ -2,7 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration, type MigrationProvider } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type Migration } from 'kysely';
+import { applyMigrations, type MigrateOptions, type MigrateResult } from './migrator.ts';
 import type { Database, Db } from './schema.ts';
 import * as m001 from './migrations/001-platform.ts';
 import * as m002 from './migrations/002-jobs.ts';
@@ -21,10 +22,15 @@ export interface DatabaseHandle {
   db: Db;
   dialect: DialectName;
   close(): Promise<void>;
+  /** Set by `connectDatabase`: migrations a newer release applied, which this one does not know. */
+  newerMigrations?: string[];
 }
 
-/** Migrations in order; each is written once for both dialects with Kysely's schema builder. */
-const migrations: Record<string, Migration> = {
+/**
+ * Migrations in order; each is written once for both dialects with Kysely's schema builder, and adds
+ * only (CONTRIBUTING.md, "Add a migration"). `migrator.ts` says where each is recorded.
+ */
+export const migrations: Record<string, Migration> = {
   '001-platform': m001,
   '002-jobs': m002,
   '003-webhooks': m003,
@@ -36,8 +42,6 @@ const migrations: Record<string, Migration> = {
   '009-admin': m009,
   '010-crash-accounting': m010,
 };
-
-const provider: MigrationProvider = { getMigrations: async () => migrations };
 
 export interface OpenOptions {
   /** PostgreSQL only: schema to use (created if missing); lets tests run in isolation. */
@@ -66,35 +70,27 @@ export function openDatabase(url: string, opts: OpenOptions = {}): DatabaseHandl
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }
 
-/** Applies pending migrations; throws with the failing migration's name. */
-/** Applies the migrations not yet applied, all of them or (`upTo`, tests of a migration) up to one. */
-export async function migrate(handle: DatabaseHandle, opts: OpenOptions & { upTo?: string } = {}): Promise<void> {
+/**
+ * Applies the migrations not yet applied, all of them or (`upTo`, tests of a migration) up to one;
+ * throws with the failing migration's name. Names the migrations a newer release applied.
+ */
+export async function migrate(handle: DatabaseHandle, opts: MigrateOptions = {}): Promise<MigrateResult> {
   if (handle.dialect === 'postgres' && opts.schema) {
     await handle.db.schema.createSchema(opts.schema).ifNotExists().execute();
   }
-  // Kysely looks for its bookkeeping tables across schemas unless told which one to use.
-  const migrator = new Migrator({
-    db: handle.db,
-    provider,
-    ...(opts.schema ? { migrationTableSchema: opts.schema } : {}),
-  });
-  const { error, results } = await (opts.upTo ? migrator.migrateTo(opts.upTo) : migrator.migrateToLatest());
-  if (error) {
-    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new Error(`database migration ${failed} failed: ${(error as Error).message ?? error}`);
-  }
+  return applyMigrations(handle.db, migrations, opts);
 }
 
 /** Opens and migrates in one step. */
 export async function connectDatabase(url: string, opts: OpenOptions = {}): Promise<DatabaseHandle> {
   const handle = openDatabase(url, opts);
   try {
-    await migrate(handle, opts);
+    const { newer } = await migrate(handle, opts);
+    return { ...handle, newerMigrations: newer };
   } catch (err) {
     await handle.close();
     throw err;
   }
-  return handle;
 }
 
 /** Readiness: one round trip to the database. */
