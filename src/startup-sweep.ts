@@ -6,7 +6,7 @@ import type { Db } from './store/schema.ts';
 import type { BlobStore, UnfinishedWrite } from './storage/blob-store.ts';
 import { isPathHeld } from './storage/held-paths.ts';
 import { findJob, type JobRow } from './store/jobs.ts';
-import { parseWorkDirName } from './worker/work-dir.ts';
+import { CHECKPOINTS_DIR, parseCheckpointDirName, parseWorkDirName } from './worker/work-dir.ts';
 
 /** What the sweep reads: the data folder, the mode, the job leases, the blob store; it logs what it removed. */
 interface SweepDeps {
@@ -42,6 +42,8 @@ export interface SweepResult {
   workDirs: string[];
   /** Partly received bodies and fetched sources (`data/tmp/*.part`). */
   tempFiles: string[];
+  /** Checkpoints of job stages that are over (`data/checkpoints/<job>-<stage>`): the job ended or is gone. */
+  checkpoints: string[];
   /** The blob store's unfinished writes: half-copied files in `blobs/tmp`, open S3 multipart uploads. */
   unfinishedWrites: UnfinishedWrite[];
 }
@@ -92,6 +94,18 @@ export async function sweepStartupLeftovers(deps: SweepDeps, opts: SweepOptions 
     tempFiles.push(name);
   }
 
+  const checkpointRoot = join(deps.config.dataDir, CHECKPOINTS_DIR);
+  const checkpoints: string[] = [];
+  for (const name of await listNames(checkpointRoot)) {
+    const dir = parseCheckpointDirName(name);
+    if (!dir) continue;
+    // Kept while the job may still run that stage here: waiting, or running (here or elsewhere).
+    const job = await findJob(deps.db, dir.jobId);
+    if (job && (job.status === 'PENDING' || job.status === 'PROCESSING')) continue;
+    await rm(join(checkpointRoot, name), { recursive: true, force: true });
+    checkpoints.push(name);
+  }
+
   const unfinishedWrites: UnfinishedWrite[] = [];
   for (const write of await deps.store.listUnfinishedWrites()) {
     if (shared && (await ownedElsewhere(leases, write, now))) continue;
@@ -99,13 +113,18 @@ export async function sweepStartupLeftovers(deps: SweepDeps, opts: SweepOptions 
     unfinishedWrites.push(write);
   }
 
-  if (workDirs.length || tempFiles.length || unfinishedWrites.length) {
+  if (workDirs.length || tempFiles.length || checkpoints.length || unfinishedWrites.length) {
     deps.log.info(
-      { workDirs: workDirs.length, tempFiles: tempFiles.length, unfinishedWrites: unfinishedWrites.length },
-      'removed work folders, temp files and unfinished writes left by a process that died',
+      {
+        workDirs: workDirs.length,
+        tempFiles: tempFiles.length,
+        checkpoints: checkpoints.length,
+        unfinishedWrites: unfinishedWrites.length,
+      },
+      'removed work folders, temp files, checkpoints and unfinished writes left by a process that died',
     );
   }
-  return { workDirs, tempFiles, unfinishedWrites };
+  return { workDirs, tempFiles, checkpoints, unfinishedWrites };
 }
 
 /**

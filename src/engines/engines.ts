@@ -14,8 +14,11 @@ export interface SeparateRequest {
   stems: EngineStem[];
   format: EngineFormat;
   quality: 'FAST' | 'BALANCED' | 'BEST';
+  /** Reported after each segment, once it is kept in `checkpointDir` (when given). */
   onProgress?: (fraction: number) => void;
   signal?: AbortSignal;
+  /** Keep finished segments there and resume from what an interrupted run kept (the job's stage). */
+  checkpointDir?: string;
 }
 
 export interface DenoiseRequest {
@@ -48,7 +51,8 @@ export interface AnalyzeRequest {
  * once per process). Each runs its heavy work off the event loop.
  */
 export interface Engines {
-  separate(req: SeparateRequest): Promise<{ files: Partial<Record<EngineStem, string>> }>;
+  /** `resumedAt`: segments an interrupted run's checkpoint had finished (0: none). */
+  separate(req: SeparateRequest): Promise<{ files: Partial<Record<EngineStem, string>>; resumedAt?: number }>;
   denoise(req: DenoiseRequest): Promise<void>;
   analyze(req: AnalyzeRequest): Promise<AnalyzeResult>;
   /** Names of the installed models that gate features (e.g. six stems). */

@@ -125,21 +125,24 @@ const serve = serveRpc<SeparateRequest, SeparateResult>(
   async (request, { signal, onProgress }) => {
     if (!(await loaded) || !init) throw new Error('the separation model failed to load');
     signal.throwIfAborted();
-    let forTier: SegmentModel | undefined;
+    let forTier: Loaded | undefined;
     if (request.quality === 'FAST') {
       fastModel ??= loadFast(init);
-      forTier = (await fastModel)?.model;
+      forTier = await fastModel;
     }
     if (!forTier) {
       floatModel ??= loadFloat(init);
-      forTier = (await floatModel).model;
+      forTier = await floatModel;
     }
     signal.throwIfAborted();
-    return separateFileWith(forTier, request, {
+    const { sha256, modelPath, executionProvider, threads } = init;
+    return separateFileWith(forTier.model, request, {
       sampleRate: init.sampleRate,
       tools: init.tools,
       signal,
       onProgress,
+      // What the numbers depend on: a checkpoint made with other weights or graph is not resumed.
+      modelIdentity: JSON.stringify({ sha256, modelPath, rewrites: forTier.rewrites, executionProvider, threads }),
     });
   },
   () => new Error('separation cancelled'),

@@ -98,6 +98,8 @@ export interface SeparateFileOptions {
   normalize?: boolean;
   /** Default true: stems peaking above -0.3 dBFS are limited, not hard-clipped (AudioEncoder). */
   limiter?: boolean;
+  /** Keep checkpoints there and resume from them (`SeparateRequest.checkpointDir`). */
+  checkpointDir?: string;
 }
 
 /** The job was cancelled through its AbortSignal. */
@@ -206,6 +208,7 @@ export class SeparationEngine {
         instrumental: o.instrumental,
         normalize: o.normalize,
         limiter: o.limiter,
+        checkpointDir: o.checkpointDir,
       };
       return await this.rpc.call(request, { onProgress: o.onProgress, signal: o.signal });
     } finally {

@@ -5,6 +5,7 @@ import type { FfmpegTools } from '../audio/tools.ts';
 import { QUALITY_SETTINGS, type InferenceSettings, type QualityTier } from './quality.ts';
 import { separateStream, type StreamResult } from './separate-stream.ts';
 import type { SegmentSeparator } from './segment-separator.ts';
+import { SegmentCheckpoints } from './segment-checkpoints.ts';
 import {
   checkStemsAvailable,
   DEFAULT_INSTRUMENTAL_MODE,
@@ -30,12 +31,20 @@ export interface SeparateRequest {
   normalize?: boolean;
   /** Look-ahead limiter before encoding (default on: the clipping policy of AudioEncoder). */
   limiter?: boolean;
+  /**
+   * Keep each finished segment's state and samples in this folder, and resume from what an earlier,
+   * interrupted run of the same request kept there (`segment-checkpoints.ts`); the caller removes it.
+   * Progress is reported after each segment's checkpoint is saved.
+   */
+  checkpointDir?: string;
 }
 
 export interface SeparateResult {
   /** Output path by stem name. */
   files: Record<string, string>;
   durationSeconds: number;
+  /** Segments an earlier run's checkpoint had finished (0: started at the first). */
+  resumedAt: number;
   /** Where the time went, for benchmarks. */
   timings: { totalMs: number; modelMs: number; dspMs: number; decodeMs: number; segments: number };
 }
@@ -60,7 +69,14 @@ export function validateRequest(r: SeparateRequest): void {
 export async function separateFileWith(
   model: SegmentSeparator & { timings?: { modelMs: number; dspMs: number } },
   r: SeparateRequest,
-  env: { sampleRate: number; tools: FfmpegTools; onProgress?: (f: number) => void; signal?: AbortSignal },
+  env: {
+    sampleRate: number;
+    tools: FfmpegTools;
+    onProgress?: (f: number) => void;
+    signal?: AbortSignal;
+    /** The model as loaded (weights, rewrites, provider): a checkpoint of another model is not resumed. */
+    modelIdentity?: string;
+  },
 ): Promise<SeparateResult> {
   validateRequest(r);
   checkStemsAvailable(r.stems, model.sources);
@@ -83,8 +99,11 @@ export async function separateFileWith(
     );
   }
   let result: StreamResult;
+  const checkpoints = r.checkpointDir
+    ? await SegmentCheckpoints.open(r.checkpointDir, Object.fromEntries(encoders), env.modelIdentity ?? '')
+    : undefined;
   try {
-    result = await separateStream(model, Object.fromEntries(encoders), {
+    result = await separateStream(model, checkpoints?.sinks ?? Object.fromEntries(encoders), {
       inputPath: r.inputPath,
       sampleRate: env.sampleRate,
       tools: env.tools,
@@ -93,17 +112,21 @@ export async function separateFileWith(
       normalize: r.normalize,
       onProgress: env.onProgress,
       signal: env.signal,
+      checkpoints,
     });
     await Promise.all([...encoders.values()].map((e) => e.end()));
   } catch (err) {
     for (const e of encoders.values()) e.abort();
     await Promise.all(Object.values(files).map((f) => rm(f, { force: true })));
     throw err;
+  } finally {
+    await checkpoints?.close();
   }
   const after = model.timings ?? { modelMs: 0, dspMs: 0 };
   return {
     files,
     durationSeconds: result.frames / env.sampleRate,
+    resumedAt: result.resumedAt,
     timings: {
       totalMs: performance.now() - started,
       modelMs: after.modelMs - before.modelMs,

@@ -15,6 +15,7 @@ import * as m007 from './migrations/007-idempotency-keys.ts';
 import * as m008 from './migrations/008-job-names.ts';
 import * as m009 from './migrations/009-admin.ts';
 import * as m010 from './migrations/010-crash-accounting.ts';
+import * as m011 from './migrations/011-kept-work.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -41,6 +42,7 @@ export const migrations: Record<string, Migration> = {
   '008-job-names': m008,
   '009-admin': m009,
   '010-crash-accounting': m010,
+  '011-kept-work': m011,
 };
 
 export interface OpenOptions {
