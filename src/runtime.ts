@@ -1,5 +1,5 @@
 import type { Config } from './config.ts';
-import { connectDatabase, type DatabaseHandle, type DialectName } from './store/db.ts';
+import { connectDatabase, pingDatabase, type DatabaseHandle, type DialectName } from './store/db.ts';
 import type { Db } from './store/schema.ts';
 import { resolveSigningSecret } from './secrets.ts';
 import { UrlSigner } from './storage/url-signer.ts';
@@ -16,6 +16,7 @@ import { createEngines } from './engines/create-engines.ts';
 import { localModels, workerModels, type ModelAvailability } from './models/availability.ts';
 import { createMetrics, type Metrics } from './metrics/metrics.ts';
 import { registerFleetGauges, registerQueueGauges } from './metrics/queue-gauges.ts';
+import { databaseCheck, registerDependencyGauge } from './metrics/dependency-gauge.ts';
 
 /**
  * The composition root: the adapters chosen by config for each port. Built once per process and
@@ -67,6 +68,10 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
   const queue = createQueue(config, handle.db, log);
   const metrics = createMetrics({ processMetrics: config.metrics.token !== undefined });
   registerQueueGauges(metrics, handle.db);
+  registerDependencyGauge(
+    metrics,
+    databaseCheck(() => pingDatabase(handle.db)),
+  );
   if (config.deployment.mode === 'scale-out') registerFleetGauges(metrics, handle.db);
   let engines: Engines | undefined;
   const getEngines = () => (engines ??= (opts.engines ?? createEngines)(config));

@@ -1,0 +1,39 @@
+import { Gauge } from 'prom-client';
+import { METRIC_PREFIX, type Metrics } from './metrics.ts';
+
+/** Whether each dependency answered (`{ database: { ok: true } }`), as the readiness probe sees it. */
+export type DependencyCheck = () => Promise<Record<string, { ok: boolean }>>;
+
+/**
+ * `stemforge_dependency_up{dependency}`: 1 while this process reaches each dependency it uses, 0
+ * while it does not, read at each scrape from the readiness checks (bounded and cached there). The
+ * alert on it (docs/alerts.yml) needs a scrape that still answers while a dependency is away, so
+ * nothing the scrape reads may stop it (the queue gauges leave their series out meanwhile).
+ */
+export function registerDependencyGauge(metrics: Metrics, check: DependencyCheck): void {
+  new Gauge({
+    name: `${METRIC_PREFIX}dependency_up`,
+    help: 'Whether this process reaches each dependency it uses now (database, redis, storage): 1 or 0.',
+    labelNames: ['dependency'],
+    registers: [metrics.registry],
+    async collect() {
+      for (const [dependency, { ok }] of Object.entries(await check())) this.set({ dependency }, ok ? 1 : 0);
+    },
+  });
+}
+
+/** A check of the database alone, bounded by `timeoutMs` (until readiness probes every dependency). */
+export function databaseCheck(ping: () => Promise<unknown>, timeoutMs = 2_000): DependencyCheck {
+  return async () => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('timed out')), timeoutMs);
+    });
+    const ok = await Promise.race([ping(), late]).then(
+      () => true,
+      () => false,
+    );
+    clearTimeout(timer);
+    return { database: { ok } };
+  };
+}
