@@ -12,15 +12,13 @@ import type { StageCompleted, StageHandler, StageHandlers } from './stage.ts';
 import { errorCodeOf, JobTimeoutError, PermanentJobError, readableError, ShutdownError } from './job-errors.ts';
 import type { ProgressPhase } from '../domain/vocabulary.ts';
 import { PROCESS_ID } from '../domain/process-id.ts';
+import { JOB_LEASE_MS, JOB_LEASE_RENEW_MS } from '../domain/job-lease.ts';
 import { JOB_CRASHED_CODE } from '../domain/vocabulary.ts';
 import { CHECKPOINTS_DIR, checkpointDirName, workDirName } from './work-dir.ts';
 import { raiseWorkKept } from '../store/kept-work.ts';
 import { holdPath } from '../storage/held-paths.ts';
 import { storedTierLabel } from '../metrics/labels.ts';
 import { settleMeasuredInput } from './settle-measured.ts';
-
-const LEASE_MS = 30_000;
-const HEARTBEAT_MS = 10_000;
 
 export interface Runner {
   services: WorkerDeps;
@@ -43,7 +41,7 @@ type AttemptOutcome = 'completed' | 'next_stage' | 'retried' | 'failed' | 'hande
  */
 export async function runJobStage(runner: Runner, jobId: string, stage: Stage): Promise<void> {
   const { services: deps } = runner;
-  const job = await claimJob(deps.db, jobId, workerId, LEASE_MS);
+  const job = await claimJob(deps.db, jobId, workerId, JOB_LEASE_MS);
   if (!job) return;
   const checkpointDir = join(deps.config.dataDir, CHECKPOINTS_DIR, checkpointDirName(job.id, stage));
   if (job.stalled_crashes >= deps.config.workers.maxCrashes) {
@@ -70,11 +68,11 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
     kindSpec(job.kind).timeoutMs,
   );
   const heartbeat = setInterval(() => {
-    renewLease(deps.db, job.id, workerId, LEASE_MS).then(
+    renewLease(deps.db, job.id, workerId, JOB_LEASE_MS).then(
       (held) => held || controller.abort(new ShutdownError('lease lost')),
       () => undefined,
     );
-  }, HEARTBEAT_MS);
+  }, JOB_LEASE_RENEW_MS);
   let lastProgress = job.progress;
   let lastPhase: ProgressPhase | null = job.progress_phase;
   const progress = (p: number, phase: ProgressPhase = lastPhase ?? 'queued') => {

@@ -22,6 +22,10 @@ export interface ScaleOut {
   apiData: string;
   /** The admin's API key, printed by the API's first start. */
   key(): string | null;
+  /** The settings both processes got (DATABASE_URL included). */
+  env: Record<string, string>;
+  /** Starts one more worker process of this deployment, with a data folder of its own. */
+  startWorker(workerEnv?: Record<string, string>): Promise<StemforgeProcess>;
   close(): Promise<void>;
 }
 
@@ -45,9 +49,11 @@ export async function startScaleOut(
     return d;
   };
   const started: { s3?: TestS3Server; api?: StemforgeProcess; worker?: StemforgeProcess } = {};
+  const more: StemforgeProcess[] = [];
   const close = async () => {
     await started.api?.stop();
     await started.worker?.stop();
+    for (const w of more) await w.stop();
     await started.s3?.close();
     await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
     await admin.end();
@@ -79,11 +85,13 @@ export async function startScaleOut(
       'Stemforge listening',
     );
     started.api = api;
-    const worker = await startStemforgeProcess(
-      ['worker'],
-      { ...common, ...workerEnv, STEMFORGE_DATA_DIR: dir(), STEMFORGE_MODELS_DIR: sharedPath('models') },
-      'Stemforge worker started',
-    );
+    const startWorker = (extra: Record<string, string> = workerEnv) =>
+      startStemforgeProcess(
+        ['worker'],
+        { ...common, ...extra, STEMFORGE_DATA_DIR: dir(), STEMFORGE_MODELS_DIR: sharedPath('models') },
+        'Stemforge worker started',
+      );
+    const worker = await startWorker();
     started.worker = worker;
     return {
       api,
@@ -92,6 +100,12 @@ export async function startScaleOut(
       s3,
       apiData,
       key: () => printedApiKey(api.out()),
+      env: common,
+      async startWorker(extra) {
+        const w = await startWorker(extra);
+        more.push(w);
+        return w;
+      },
       close,
     };
   } catch (error) {

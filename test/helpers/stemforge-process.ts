@@ -30,7 +30,7 @@ export function startStemforgeProcess(
           child,
           out: () => out,
           async stop() {
-            if (child.exitCode !== null) return;
+            if (child.exitCode !== null || child.signalCode !== null) return; // exited, or killed
             child.kill('SIGTERM');
             await new Promise((r) => child.once('exit', r));
           },
