@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { StreamCheckpoints, StreamState } from './stream-checkpoints.ts';
@@ -12,6 +13,12 @@ interface StateHeader {
   passes: Array<{ base: number; used: number; rows: number }>;
 }
 
+/**
+ * The code that made a checkpoint: another release may separate differently, so its checkpoints are
+ * not resumed (an upgrade in the middle of a job starts that job's separation over).
+ */
+const RELEASE: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+
 /** Interleaved stereo float32: bytes per frame in the stems' files. */
 const FRAME_BYTES = 8;
 const STATE = 'state';
@@ -25,7 +32,7 @@ const REPLAY_FRAMES = 1 << 16;
  * finds them with the same identity writes the kept samples to its encoders again (encoders stream:
  * only the same samples in the same order give the same file) and goes on from the next segment,
  * so its output is the same as an uninterrupted run's, bit for bit. Anything else (no state, another
- * input, model or setting, files shorter than the state says) starts over.
+ * release, input, model or setting, files shorter than the state says) starts over.
  */
 export class SegmentCheckpoints implements StreamCheckpoints {
   /** The sinks to give the stream: each keeps its samples in the folder, then passes them on. */
@@ -62,7 +69,7 @@ export class SegmentCheckpoints implements StreamCheckpoints {
   }
 
   async resume(identity: string): Promise<StreamState | null> {
-    const full = JSON.stringify({ model: this.model, stream: identity });
+    const full = JSON.stringify({ release: RELEASE, model: this.model, stream: identity });
     const state = await this.readState(full);
     if (!state) {
       // Forget a state of another identity before any sample of this run lands in the files.
