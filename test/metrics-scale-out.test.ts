@@ -187,11 +187,13 @@ describe('metrics in scale-out: the API and a worker process each serve their ow
       (r) => r.length === 1,
     );
     expect(created[0]?.value[1]).toBe('2');
+    // Every process exports the counter (from 0); the worker counted the jobs.
     const completed = await prometheus.waitFor(
       'sum by (instance) (stemforge_jobs_completed_total)',
-      (r) => r.length > 0,
+      (r) => r.length === 2,
     );
-    expect(completed.map((x) => [x.metric.instance, x.value[1]])).toEqual([[new URL(workerBase).host, '2']]);
+    const byInstance = Object.fromEntries(completed.map((x) => [x.metric.instance, x.value[1]]));
+    expect(byInstance).toEqual({ [new URL(workerBase).host]: '2', [new URL(apiBase).host]: '0' });
     // The queue gauges come from the database: both processes report the same depth.
     const depth = await prometheus.query('stemforge_queue_depth{queue="inference"}');
     expect(depth.map((x) => x.value[1])).toEqual(['0', '0']);
