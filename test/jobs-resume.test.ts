@@ -1,12 +1,10 @@
 import { afterAll, describe, expect, test } from 'vitest';
 import { execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './helpers/server.ts';
-import { uploadFile, waitForJob } from './helpers/jobs.ts';
-import { startStemforgeProcess, type StemforgeProcess } from './helpers/stemforge-process.ts';
+import { embeddedServer } from './helpers/embedded-server.ts';
+import { apiClient } from './helpers/api-client.ts';
+import { printedApiKey, type StemforgeProcess } from './helpers/stemforge-process.ts';
 import { sharedPath } from '../support/shared.ts';
 import { connectDatabase } from '../src/store/db.ts';
 
@@ -23,45 +21,19 @@ describe('a separation resumes from its checkpoint after deaths', () => {
   });
 
   test('separation process killed, then the server killed: same stems as an uninterrupted run', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'stemforge-resume-'));
+    const embedded = await embeddedServer({ JOB_RETRY_BASE_MS: '0', LOG_LEVEL: 'info' });
+    const { dataDir } = embedded;
     cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
-    const port = await freePort();
-    const env = {
-      STEMFORGE_DATA_DIR: dataDir,
-      PORT: String(port),
-      STEMFORGE_MODELS_DIR: sharedPath('models'),
-      RATE_LIMIT_PER_MINUTE: '100000',
-      JOB_RETRY_BASE_MS: '0',
-      LOG_LEVEL: 'info',
-    };
-    const serve = () => startStemforgeProcess(['serve'], env, 'Stemforge listening');
-    let server: StemforgeProcess = await serve();
+    let server: StemforgeProcess = await embedded.start();
     cleanups.push(() => server.stop());
-    const key = /API key: (sk_live_\S+)/.exec(server.out())?.[1];
-    expect(key).toBeDefined();
-    const base = `http://127.0.0.1:${port}`;
-    const s = {
-      base,
-      api: (p: string, init: any = {}) =>
-        fetch(`${base}${p}`, {
-          ...init,
-          headers: { authorization: `Bearer ${key}`, ...(init.json ? { 'content-type': 'application/json' } : {}) },
-          body: init.json ? JSON.stringify(init.json) : init.body,
-        }),
-    } as any;
+    const key = printedApiKey(server.out());
+    expect(key).toBeTruthy();
+    const s = apiClient(embedded.base, key!);
     // 25 s: four FAST segments.
     const track = sharedPath('audio', 'music', 'admiralbob77_-_Choice_-_Drum-bass.hq.ogg');
-    const newJob = async () => {
-      const upload = await uploadFile(s, key!, track, 'choice.ogg');
-      const res = await s.api('/v1/jobs', {
-        method: 'POST',
-        json: { uploadKey: upload, outputType: 'BOTH', quality: 'FAST', outputFormat: 'WAV' },
-      });
-      expect(res.status).toBe(201);
-      return ((await res.json()) as { id: string }).id;
-    };
+    const newJob = () => s.createJob(track, { outputType: 'BOTH', quality: 'FAST', outputFormat: 'WAV' });
     const stems = async (id: string) => {
-      const { job } = await waitForJob(s, key!, `/v1/jobs/${id}`, 600_000);
+      const job = await s.ended(id);
       expect(job.status).toBe('COMPLETED');
       const out: Record<string, Buffer> = {};
       for (const stem of ['vocals', 'instrumental']) {
@@ -77,7 +49,7 @@ describe('a separation resumes from its checkpoint after deaths', () => {
      */
     const separatedPast = async (id: string, segments: number) => {
       for (;;) {
-        const job: any = await (await s.api(`/v1/jobs/${id}`)).json();
+        const job = await s.job(id);
         expect(job.status).not.toBe('COMPLETED');
         if (job.progressPhase === 'separating' && job.progress >= Math.floor(15 + (segments / 4) * 65)) return;
         await new Promise((r) => setTimeout(r, 100));
@@ -100,7 +72,7 @@ describe('a separation resumes from its checkpoint after deaths', () => {
     server.child.kill('SIGKILL');
     await new Promise((r) => server.child.once('exit', r));
     const first = server.out();
-    server = await serve();
+    server = await embedded.start();
     const resumed = await stems(id);
 
     expect(resumed.out.vocals!.equals(reference.out.vocals!)).toBe(true);

@@ -3,9 +3,9 @@ import { mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './helpers/server.ts';
-import { uploadFile } from './helpers/jobs.ts';
-import { printedApiKey, startStemforgeProcess, type StemforgeProcess } from './helpers/stemforge-process.ts';
+import { embeddedServer } from './helpers/embedded-server.ts';
+import { apiClient } from './helpers/api-client.ts';
+import { printedApiKey, type StemforgeProcess } from './helpers/stemforge-process.ts';
 import { startScaleOut, type ScaleOut } from './helpers/scale-out.ts';
 import { checkOutPreviousRelease, PREVIOUS_RELEASE } from './helpers/previous-release.ts';
 import { sharedPath } from '../support/shared.ts';
@@ -33,42 +33,22 @@ beforeAll(() => {
 });
 afterAll(() => rm(work, { recursive: true, force: true }));
 
-/** The API at `base` with the admin's key. */
+/** The API at `base` with the admin's key, for the jobs of this test. */
 function client(base: string, key: string) {
-  const api = (path: string, init: RequestInit & { json?: unknown } = {}) =>
-    fetch(`${base}${path}`, {
-      ...init,
-      headers: { authorization: `Bearer ${key}`, ...(init.json ? { 'content-type': 'application/json' } : {}) },
-      body: init.json ? JSON.stringify(init.json) : init.body,
-    });
+  const c = apiClient(base, key);
   return {
-    api,
-    async createJob(): Promise<string> {
-      const uploadKey = await uploadFile({ api } as never, key, CLIP, 'falcon.wav');
-      const res = await api('/v1/jobs', { method: 'POST', json: { uploadKey, ...JOB } });
-      expect(res.status).toBe(201);
-      return ((await res.json()) as { id: string }).id;
-    },
-    async job(id: string): Promise<any> {
-      const res = await api(`/v1/jobs/${id}`);
-      expect(res.status, `GET /v1/jobs/${id} at ${base}`).toBe(200);
-      return res.json();
-    },
+    ...c,
+    createJob: () => c.createJob(CLIP, JOB),
     async list(): Promise<any[]> {
-      const res = await api('/v1/jobs');
+      const res = await c.api('/v1/jobs');
       expect(res.status, `GET /v1/jobs at ${base}`).toBe(200);
       return ((await res.json()) as { jobs: any[] }).jobs;
     },
     async completed(id: string): Promise<any> {
-      for (;;) {
-        const job = await this.job(id);
-        if (job.status === 'COMPLETED' || job.status === 'FAILED') {
-          expect(job.errorMessage ?? null).toBeNull();
-          expect(job.status).toBe('COMPLETED');
-          return job;
-        }
-        await new Promise((r) => setTimeout(r, 500));
-      }
+      const job = await c.ended(id);
+      expect(job.errorMessage ?? null).toBeNull();
+      expect(job.status).toBe('COMPLETED');
+      return job;
     },
   };
 }
@@ -92,18 +72,10 @@ describe(`rolling upgrade from ${PREVIOUS_RELEASE.tag}, embedded (SQLite): upgra
   });
 
   test('each release runs and reads the jobs of the other, and the old one starts on the migrated database', async () => {
-    const port = await freePort();
-    const env = {
-      STEMFORGE_DATA_DIR: join(work, 'embedded'),
-      PORT: String(port),
-      STEMFORGE_MODELS_DIR: sharedPath('models'),
-      RATE_LIMIT_PER_MINUTE: '100000',
-      LOG_LEVEL: 'warn',
-    };
-    const base = `http://127.0.0.1:${port}`;
+    const embedded = await embeddedServer({}, join(work, 'embedded'));
+    const base = embedded.base;
     const serve = async (root: string | undefined, workers: boolean) => {
-      const args = workers ? ['serve'] : ['serve', '--no-workers'];
-      const p = await startStemforgeProcess(args, env, 'Stemforge listening', root);
+      const p = await embedded.start({ root, workers });
       running.push(p);
       return p;
     };

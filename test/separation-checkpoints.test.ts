@@ -1,5 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync } from 'node:fs';
 import { rm, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -8,37 +7,12 @@ import { defaultTools } from '../src/audio/tools.ts';
 import { separateStream, type StemSink } from '../src/separation/separate-stream.ts';
 import { SegmentCheckpoints } from '../src/separation/segment-checkpoints.ts';
 import type { InferenceSettings } from '../src/separation/quality.ts';
-import type { SegmentSeparator } from '../src/separation/segment-separator.ts';
+import { shareSeparator } from './helpers/share-separator.ts';
+import { makeTone } from './helpers/audio.ts';
 import type { StemName } from '../src/separation/stems.ts';
 
 const SR = 44_100;
 const STEMS: StemName[] = ['vocals', 'drums', 'instrumental'];
-
-/**
- * A stand-in for the network (no ONNX here: this file tests the checkpoints' arithmetic): each
- * source is a share of the segment bent by the segment's own loudness, so a segment's output
- * depends on where it was cut and a resume that put back a wrong overlap-add window or the wrong
- * input would show. The segment is short so the input crosses many segment boundaries.
- */
-function bentShareModel(segmentFrames: number): SegmentSeparator & { calls: number } {
-  return {
-    segmentFrames,
-    sources: ['drums', 'bass', 'other', 'vocals'],
-    calls: 0,
-    async separate(mix) {
-      this.calls++;
-      let energy = 0;
-      for (const v of mix) energy += v * v;
-      const bend = Math.tanh(energy / mix.length);
-      const out = new Float32Array(8 * segmentFrames);
-      for (let s = 0; s < 4; s++)
-        for (let c = 0; c < 2; c++)
-          for (let i = 0; i < segmentFrames; i++)
-            out[(s * 2 + c) * segmentFrames + i] = (0.1 + 0.2 * s + bend) * mix[c * segmentFrames + i]! ** 3;
-      return out;
-    },
-  };
-}
 
 function collect(): { got: Record<string, Float32Array[]>; sinks: Record<string, StemSink> } {
   const got: Record<string, Float32Array[]> = Object.fromEntries(STEMS.map((s) => [s, []]));
@@ -54,26 +28,10 @@ describe('separation checkpoints: a run resumed from one writes what an uninterr
   const dir = mkdtempSync(join(tmpdir(), 'sf-checkpoints-'));
   afterAll(() => rm(dir, { recursive: true, force: true }));
   const input = join(dir, 'in.flac');
-  execFileSync('ffmpeg', [
-    '-v',
-    'error',
-    '-f',
-    'lavfi',
-    '-i',
-    'sine=frequency=220:duration=6.2:sample_rate=44100',
-    '-f',
-    'lavfi',
-    '-i',
-    'anoisesrc=duration=6.2:amplitude=0.3:sample_rate=44100:seed=3',
-    '-filter_complex',
-    '[0][1]amix=inputs=2:normalize=0,volume=0.8:eval=frame,pan=stereo|c0=c0|c1=0.7*c0',
-    '-c:a',
-    'flac',
-    input,
-  ]);
+  beforeAll(() => makeTone(input, 6.2));
 
   const run = async (o: { settings: InferenceSettings; checkpoints?: SegmentCheckpoints; stopAfter?: number }) => {
-    const model = bentShareModel(SR / 2);
+    const model = shareSeparator(SR / 2, { bySegment: true });
     const { got, sinks } = collect();
     const controller = new AbortController();
     let reports = 0;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { readFile } from 'node:fs/promises';
 import { sharedPath } from '../support/shared.ts';
 import { startScaleOut, type ScaleOut } from './helpers/scale-out.ts';
+import { apiClient } from './helpers/api-client.ts';
 import { openDatabase, type DatabaseHandle } from '../src/store/db.ts';
 import { JOB_LEASE_MS, TAKEOVER_BOUND_MS } from '../src/domain/job-lease.ts';
 
@@ -23,28 +23,14 @@ describe('takeover of a killed worker’s job (scale-out: BullMQ on Redis, Postg
     await d?.close();
   });
 
-  const call = (path: string, init: RequestInit & { json?: unknown } = {}) =>
-    fetch(`${d.base}${path}`, {
-      ...init,
-      headers: { authorization: `Bearer ${d.key()}`, ...(init.json ? { 'content-type': 'application/json' } : {}) },
-      body: init.json ? JSON.stringify(init.json) : init.body,
-    });
   const row = (id: string) => db.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
   test('another worker claims it within the lease plus 10 s, never before the lease ran out, and completes it', async () => {
-    const grant: any = await (await call('/v1/upload', { method: 'POST', json: { filename: 'choice.ogg' } })).json();
-    const put = await fetch(grant.uploadUrl, {
-      method: 'PUT',
-      headers: { 'content-type': grant.contentType },
-      body: await readFile(sharedPath('audio', 'music', 'admiralbob77_-_Choice_-_Drum-bass.hq.ogg')),
-    });
-    expect(put.status).toBe(200);
-    const created: any = await (
-      await call('/v1/jobs', {
-        method: 'POST',
-        json: { uploadKey: grant.uploadKey, outputType: 'VOCALS', quality: 'FAST', outputFormat: 'WAV' },
-      })
-    ).json();
+    const client = apiClient(d.base, d.key()!);
+    const track = sharedPath('audio', 'music', 'admiralbob77_-_Choice_-_Drum-bass.hq.ogg');
+    const created = {
+      id: await client.createJob(track, { outputType: 'VOCALS', quality: 'FAST', outputFormat: 'WAV' }),
+    };
     // The first worker runs it: its lease is in the database, its message locked in Redis.
     let held = await row(created.id);
     while (held.progress_phase !== 'separating') {
@@ -77,11 +63,6 @@ describe('takeover of a killed worker’s job (scale-out: BullMQ on Redis, Postg
     expect(claimedAt).toBeGreaterThanOrEqual(leaseEnd);
     expect(claimedAt - killedAt).toBeLessThanOrEqual(TAKEOVER_BOUND_MS);
 
-    let job: any;
-    do {
-      await new Promise((r) => setTimeout(r, 500));
-      job = await (await call(`/v1/jobs/${created.id}`)).json();
-    } while (job.status !== 'COMPLETED' && job.status !== 'FAILED');
-    expect(job.status).toBe('COMPLETED');
+    expect((await client.ended(created.id)).status).toBe('COMPLETED');
   }, 600_000);
 });
