@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { constants, readFileSync } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { StreamCheckpoints, StreamState } from './stream-checkpoints.ts';
@@ -63,7 +63,10 @@ export class SegmentCheckpoints implements StreamCheckpoints {
     await mkdir(dir, { recursive: true });
     const cp = new SegmentCheckpoints(dir, targets, model);
     for (const stem of Object.keys(targets) as StemName[]) {
-      cp.files.set(stem, { handle: await open(join(dir, `${stem}.f32`), 'a+'), bytes: 0 });
+      // Read-write, created if missing, not truncated (the state may name its samples), not append
+      // mode (Linux ignores the position of a write in append mode).
+      const handle = await open(join(dir, `${stem}.f32`), constants.O_RDWR | constants.O_CREAT);
+      cp.files.set(stem, { handle, bytes: 0 });
     }
     return cp;
   }
