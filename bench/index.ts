@@ -36,6 +36,10 @@ const benches: [file: string, what: string][] = [
   ],
   ['bench/startup.ts', 'start-up time and memory of the API process: tsx loader vs Node type transform'],
   ['bench/metrics-scrape.ts', 'cost of a /metrics scrape over a busy jobs table, SQLite vs PostgreSQL'],
+  [
+    'bench/separate-resume.ts',
+    'a 5-minute song as a job, plain and with the server killed three times mid-separation: time ratio, same stems',
+  ],
 ];
 console.log('Stemforge benchmarks (run with: node bin/run-ts.mjs <file>)\n');
 for (const [file, what] of benches) console.log(`  ${file.padEnd(28)} ${what}`);

@@ -7,7 +7,7 @@ import { Gauge, type Registry } from 'prom-client';
  * per concurrent job, each holds its model), `ffmpeg` the decoders and encoders, `other` anything
  * else (yt-dlp).
  */
-export const PROCESS_ROLES = ['main', 'separation', 'ffmpeg', 'other'] as const;
+const PROCESS_ROLES = ['main', 'separation', 'ffmpeg', 'other'] as const;
 type Role = (typeof PROCESS_ROLES)[number];
 
 /**

@@ -37,5 +37,3 @@ export function apiClient(base: string, key: string) {
   };
   return client;
 }
-
-export type ApiClient = ReturnType<typeof apiClient>;
