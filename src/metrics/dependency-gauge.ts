@@ -2,7 +2,7 @@ import { Gauge } from 'prom-client';
 import { METRIC_PREFIX, type Metrics } from './metrics.ts';
 
 /** Whether each dependency answered (`{ database: { ok: true } }`), as the readiness probe sees it. */
-export type DependencyCheck = () => Promise<Record<string, { ok: boolean }>>;
+type DependencyCheck = () => Promise<Record<string, { ok: boolean }>>;
 
 /**
  * `stemforge_dependency_up{dependency}`: 1 while this process reaches each dependency it uses, 0
