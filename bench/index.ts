@@ -42,6 +42,10 @@ const benches: [file: string, what: string][] = [
   ['bench/ffmpeg-builds.ts', 'the system ffmpeg vs the bundled WebAssembly build: probe, measure, decode, encode'],
   ['bench/metrics-scrape.ts', 'cost of a /metrics scrape over a busy jobs table, SQLite vs PostgreSQL'],
   ['bench/redis-outage.ts', 'what a Redis outage adds to each API request (the rate-limit hit), before vs now'],
+  [
+    'bench/separate-resume.ts',
+    'a 5-minute song as a job, plain and with the server killed three times mid-separation: time ratio, same stems',
+  ],
 ];
 console.log('Stemforge benchmarks (run with: node bin/run-ts.mjs <file>)\n');
 for (const [file, what] of benches) console.log(`  ${file.padEnd(28)} ${what}`);

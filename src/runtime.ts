@@ -17,6 +17,7 @@ import { localModels, workerModels, type ModelAvailability } from './models/avai
 import { createMetrics, type Metrics } from './metrics/metrics.ts';
 import { registerFleetGauges, registerQueueGauges } from './metrics/queue-gauges.ts';
 import { DependencyMonitor } from './dependencies/monitor.ts';
+import { registerDependencyGauge } from './metrics/dependency-gauge.ts';
 
 /**
  * The composition root: the adapters chosen by config for each port. Built once per process and
@@ -85,8 +86,16 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
   const rateLimiter = createRateLimiter(config, dependencies.reporter('redis'));
   const queue = createQueue(config, handle.db, log, dependencies.reporter('redis'));
   if (queue.probe) dependencies.watch('redis', () => queue.probe!());
+  if (handle.newerMigrations?.length) {
+    // A rolling upgrade or a rollback: a newer release migrated this database (docs/upgrades.md).
+    log.warn(
+      { migrations: handle.newerMigrations },
+      'the database has migrations of a newer release; this release runs on it (migrations only add)',
+    );
+  }
   const metrics = createMetrics({ processMetrics: config.metrics.token !== undefined });
   registerQueueGauges(metrics, handle.db);
+  registerDependencyGauge(metrics, () => dependencies.check());
   if (config.deployment.mode === 'scale-out') registerFleetGauges(metrics, handle.db);
   let engines: Engines | undefined;
   const getEngines = () => (engines ??= (opts.engines ?? createEngines)(config));

@@ -7,7 +7,7 @@ import type { BlobStore, UnfinishedWrite } from './storage/blob-store.ts';
 import { isPathHeld } from './storage/held-paths.ts';
 import { UnsupportedStoreCallError } from './storage/errors.ts';
 import { findJob, type JobRow } from './store/jobs.ts';
-import { parseWorkDirName } from './worker/work-dir.ts';
+import { parseWorkDirName, CHECKPOINTS_DIR, parseCheckpointDirName } from './worker/work-dir.ts';
 import { safeError } from './queue/log-swallowed.ts';
 import { sweepOrphanJobFolders } from './jobs/orphan-job-files.ts';
 
@@ -52,6 +52,8 @@ export interface SweepResult {
   workDirs: string[];
   /** Partly received bodies and fetched sources (`data/tmp/*.part`). */
   tempFiles: string[];
+  /** Checkpoints of job stages that are over (`data/checkpoints/<job>-<stage>`): the job ended or is gone. */
+  checkpoints: string[];
   /** The blob store's unfinished writes: half-copied files in `blobs/tmp`, open S3 multipart uploads. */
   unfinishedWrites: UnfinishedWrite[];
   /** Output folders (`jobs/<id>/`) of jobs that no longer exist, on disk or in S3. */
@@ -105,6 +107,18 @@ export async function sweepStartupLeftovers(deps: SweepDeps, opts: SweepOptions 
     tempFiles.push(name);
   }
 
+  const checkpointRoot = join(deps.config.dataDir, CHECKPOINTS_DIR);
+  const checkpoints: string[] = [];
+  for (const name of await listNames(checkpointRoot)) {
+    const dir = parseCheckpointDirName(name);
+    if (!dir) continue;
+    // Kept while the job may still run that stage here: waiting, or running (here or elsewhere).
+    const job = await findJob(deps.db, dir.jobId);
+    if (job && (job.status === 'PENDING' || job.status === 'PROCESSING')) continue;
+    await rm(join(checkpointRoot, name), { recursive: true, force: true });
+    checkpoints.push(name);
+  }
+
   const unfinishedWrites: UnfinishedWrite[] = [];
   for (const write of await listUnfinishedWrites(deps)) {
     if (shared && (await ownedElsewhere(leases, write, now))) continue;
@@ -114,18 +128,19 @@ export async function sweepStartupLeftovers(deps: SweepDeps, opts: SweepOptions 
 
   const orphanJobFolders = (opts.jobFolders ?? true) ? await sweepOrphanJobFolders(deps) : [];
 
-  if (workDirs.length || tempFiles.length || unfinishedWrites.length || orphanJobFolders.length) {
+  if (workDirs.length || tempFiles.length || checkpoints.length || unfinishedWrites.length || orphanJobFolders.length) {
     deps.log.info(
       {
         workDirs: workDirs.length,
         tempFiles: tempFiles.length,
+        checkpoints: checkpoints.length,
         unfinishedWrites: unfinishedWrites.length,
         orphanJobFolders: orphanJobFolders.length,
       },
-      'removed work folders, temp files and unfinished writes left by a process that died, and files of deleted jobs',
+      'removed work folders, temp files, checkpoints and unfinished writes left by a process that died, and files of deleted jobs',
     );
   }
-  return { workDirs, tempFiles, unfinishedWrites, orphanJobFolders };
+  return { workDirs, tempFiles, checkpoints, unfinishedWrites, orphanJobFolders };
 }
 
 /**

@@ -5,6 +5,7 @@ import { sharedPath } from '../support/shared.ts';
 import { createEngines } from '../src/engines/create-engines.ts';
 import type { Engines } from '../src/engines/engines.ts';
 import { claimJob, findJob } from '../src/store/jobs.ts';
+import { raiseWorkKept } from '../src/store/kept-work.ts';
 import { getBalanceSeconds, listLedger } from '../src/store/credits.ts';
 import { listJobDeliveries } from '../src/store/webhook-deliveries.ts';
 import { runJobStage, type Runner } from '../src/worker/run-job.ts';
@@ -15,7 +16,8 @@ import { JOB_CRASHED_CODE } from '../src/domain/vocabulary.ts';
  * Crashes and errors are counted apart. A crash is what a dead worker leaves: a PROCESSING job whose
  * lease ran out, taken over by the next claim. Here a "worker" claims the row (the real claim) and
  * dies (its lease is made to run out), as many times as the test needs; the runner then meets the
- * job as a restarted worker would.
+ * job as a restarted worker would. Deaths count against JOB_MAX_CRASHES only at the same place: a
+ * worker that kept work (a separation's checkpoint) since the previous death starts the count again.
  */
 describe('crash bound (JOB_MAX_CRASHES) apart from the error retry budget', () => {
   let s: TestServer;
@@ -113,5 +115,34 @@ describe('crash bound (JOB_MAX_CRASHES) apart from the error retry budget', () =
     // As the API shows it.
     const shown: any = await (await s.api(`/v1/jobs/${created.id}`, { key: user.key })).json();
     expect(shown).toMatchObject({ status: 'FAILED', creditsCharged: 0, errorDetails: { code: JOB_CRASHED_CODE } });
+  });
+
+  test('deaths with work kept in between never add up; deaths at the same place do', async () => {
+    const user = await s.newAccount(300);
+    const created = await newJob(user);
+    // Five deaths, each after the dead worker kept more work (segments checkpointed).
+    for (let i = 1; i <= 5; i++) {
+      const worker = `w_kept000${i}`;
+      await crashOnce(created.id, worker);
+      await raiseWorkKept(s.rt.db, created.id, worker, i * 1000);
+    }
+    // The next claim takes over the fifth: each death was past the one before.
+    expect(await findJob(s.rt.db, created.id)).toMatchObject({ crashes: 4, stalled_crashes: 1, work_kept: 5000 });
+    separateCalls = 0;
+    await runJobStage(runner(), created.id, 'inference');
+    expect(separateCalls).toBe(1); // run (and its transient error retried), not failed as a poison input
+    expect(await findJob(s.rt.db, created.id)).toMatchObject({ status: 'PENDING', crashes: 5, stalled_crashes: 1 });
+
+    // Now it dies three times at one place: no work kept past 5000.
+    await crashOnce(created.id, 'w_stuck0001');
+    await raiseWorkKept(s.rt.db, created.id, 'w_stuck0001', 5000); // not past it: not progress
+    await crashOnce(created.id, 'w_stuck0002');
+    expect(await findJob(s.rt.db, created.id)).toMatchObject({ stalled_crashes: 2, kept_at_crash: 5000 });
+    separateCalls = 0;
+    await runJobStage(runner(), created.id, 'inference');
+    const job = await findJob(s.rt.db, created.id);
+    expect(job).toMatchObject({ status: 'FAILED', stalled_crashes: 3, error_code: JOB_CRASHED_CODE });
+    expect(job!.error_message).toMatch(/stopped 3 times at the same place/);
+    expect(separateCalls).toBe(0);
   });
 });

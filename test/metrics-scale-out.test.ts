@@ -95,12 +95,14 @@ describe('metrics in scale-out: the API and a worker process each serve their ow
       }),
     ).toBe(1);
     expect(sampleValue(fromWorker, 'stemforge_worker_model_available', { model: 'dfn3' })).toBe(1);
-    expect(sampleValue(fromWorker, 'stemforge_jobs_created_total', labels)).toBeUndefined();
+    // Counted by the process that created it; here at 0, as every known series starts.
+    expect(sampleValue(fromWorker, 'stemforge_jobs_created_total', labels)).toBe(0);
+    expect(sampleValue(fromWorker, 'stemforge_processes_resident_memory_bytes', { role: 'main' })).toBeGreaterThan(0);
 
     const fromApi = await scrape(apiBase);
     expect(promtoolCheck(fromApi)).toEqual({ status: 0, output: '' });
     expect(sampleValue(fromApi, 'stemforge_jobs_created_total', labels)).toBe(1);
-    expect(sampleValue(fromApi, 'stemforge_jobs_completed_total', labels)).toBeUndefined();
+    expect(sampleValue(fromApi, 'stemforge_jobs_completed_total', labels)).toBe(0);
     // The fleet as the database sees it, from the API process that runs no worker.
     expect(sampleValue(fromApi, 'stemforge_workers_live')).toBe(1);
     expect(sampleValue(fromApi, 'stemforge_workers_with_model', { model: 'dfn3' })).toBe(1);
@@ -186,11 +188,13 @@ describe('metrics in scale-out: the API and a worker process each serve their ow
       (r) => r.length === 1,
     );
     expect(created[0]?.value[1]).toBe('2');
+    // Every process exports the counter (from 0); the worker counted the jobs.
     const completed = await prometheus.waitFor(
       'sum by (instance) (stemforge_jobs_completed_total)',
-      (r) => r.length > 0,
+      (r) => r.length === 2,
     );
-    expect(completed.map((x) => [x.metric.instance, x.value[1]])).toEqual([[new URL(workerBase).host, '2']]);
+    const byInstance = Object.fromEntries(completed.map((x) => [x.metric.instance, x.value[1]]));
+    expect(byInstance).toEqual({ [new URL(workerBase).host]: '2', [new URL(apiBase).host]: '0' });
     // The queue gauges come from the database: both processes report the same depth.
     const depth = await prometheus.query('stemforge_queue_depth{queue="inference"}');
     expect(depth.map((x) => x.value[1])).toEqual(['0', '0']);

@@ -63,6 +63,20 @@ describe('Prometheus metrics, embedded: token, exposition, a real job, a real Pr
     }
   });
 
+  test('before any job, every job counter is exported at 0 for each kind and tier', async () => {
+    const text = await body();
+    for (const name of [
+      'stemforge_jobs_completed_total',
+      'stemforge_jobs_failed_total',
+      'stemforge_jobs_created_total',
+    ]) {
+      for (const tier of ['FAST', 'BALANCED', 'BEST']) expect(sampleValue(text, name, { kind: 'stem', tier })).toBe(0);
+      expect(sampleValue(text, name, { kind: 'denoise', tier: 'none' })).toBe(0);
+    }
+    expect(sampleValue(text, 'stemforge_webhook_deliveries_total', { outcome: 'failed' })).toBe(0);
+    expect(sampleValue(text, 'stemforge_dependency_up', { dependency: 'database' })).toBe(1);
+  });
+
   test('a job waiting for a worker shows in the queue depth and the oldest wait; creation counts its hold', async () => {
     const upload = await uploadFile(s, user.key, sharedPath('audio', 'musdb-falcon69', 'mixture.wav'), 'f.wav');
     const res = await s.api('/v1/jobs', {
@@ -103,7 +117,11 @@ describe('Prometheus metrics, embedded: token, exposition, a real job, a real Pr
     }
     expect(sampleValue(text, 'stemforge_webhook_deliveries_total', { outcome: 'sent' })).toBe(1);
     expect(sampleValue(text, 'stemforge_jobs_completed_total', { kind: 'stem', tier: 'FAST' })).toBe(1);
-    expect(sampleValue(text, 'stemforge_jobs_failed_total', { kind: 'stem', tier: 'FAST' })).toBeUndefined();
+    expect(sampleValue(text, 'stemforge_jobs_failed_total', { kind: 'stem', tier: 'FAST' })).toBe(0);
+    // The separation process (kept warm for the next job) is counted, not only this process.
+    const memory = (role: string) => sampleValue(text, 'stemforge_processes_resident_memory_bytes', { role })!;
+    expect(memory('separation')).toBeGreaterThan(200e6);
+    expect(memory('main')).toBeGreaterThan(0);
     expect(sampleValue(text, 'stemforge_queue_depth', { queue: 'inference' })).toBe(0);
     expect(sampleValue(text, 'stemforge_queue_oldest_waiting_seconds', { queue: 'inference' })).toBe(0);
     const stage = { kind: 'stem', stage: 'inference', outcome: 'completed' };
@@ -161,7 +179,10 @@ describe('Prometheus metrics, embedded: token, exposition, a real job, a real Pr
     );
     expect(done[0]?.metric.kind).toBe('stem');
     const completed = await prometheus.query('stemforge_jobs_completed_total{job="stemforge"}');
-    expect(completed.map((x) => [x.metric.kind, x.metric.tier, x.value[1]])).toEqual([['stem', 'FAST', '1']]);
+    // Every kind and tier is there from the start, at 0 but for the job's.
+    expect(completed).toHaveLength(10);
+    const counted = completed.filter((x) => x.value[1] !== '0');
+    expect(counted.map((x) => [x.metric.kind, x.metric.tier, x.value[1]])).toEqual([['stem', 'FAST', '1']]);
     // Durations are histograms in seconds: quantiles come out of their buckets.
     const p50 = await prometheus.query(
       'histogram_quantile(0.5, sum by (le) (stemforge_job_stage_duration_seconds_bucket{job="stemforge"}))',
@@ -187,7 +208,8 @@ describe('Prometheus metrics, embedded: token, exposition, a real job, a real Pr
     expect(exprs.length).toBeGreaterThan(20);
     for (const expr of exprs) await prometheus!.query(expr); // throws on a query Prometheus refuses
     // And they find data: the queue panel's series exist.
-    expect(await prometheus!.query('max by (queue) (stemforge_queue_depth)')).toHaveLength(2);
+    // (Waited for: a scrape slower than its 1 s timeout on a loaded machine leaves the series stale.)
+    await prometheus!.waitFor('max by (queue) (stemforge_queue_depth)', (r) => r.length === 2);
   });
 });
 
@@ -237,7 +259,7 @@ describe('Prometheus metrics of failures: retries, a failed job, a cancelled one
     const labels = { kind: 'stem', tier: 'BEST' };
     expect(sampleValue(text, 'stemforge_jobs_created_total', labels)).toBe(2);
     expect(sampleValue(text, 'stemforge_jobs_failed_total', labels)).toBe(1);
-    expect(sampleValue(text, 'stemforge_jobs_completed_total', labels)).toBeUndefined();
+    expect(sampleValue(text, 'stemforge_jobs_completed_total', labels)).toBe(0);
     expect(sampleValue(text, 'stemforge_job_attempts_retried_total', { kind: 'stem', stage: 'inference' })).toBe(1);
     const stage = { kind: 'stem', stage: 'inference' };
     expect(sampleValue(text, 'stemforge_job_stage_duration_seconds_count', { ...stage, outcome: 'retried' })).toBe(1);
@@ -274,5 +296,45 @@ describe('Prometheus metrics, off (no METRICS_TOKEN)', () => {
       expect(error.code).toBe('NOT_FOUND');
       expect(error.message).toContain('METRICS_TOKEN');
     }
+  });
+});
+
+describe('an idle fleet: every dashboard panel shows a value, not "No data"', () => {
+  const token = randomBytes(24).toString('hex');
+  let s: TestServer;
+  let workers: Workers | undefined;
+  let prometheus: PrometheusServer | undefined;
+  afterAll(async () => {
+    await prometheus?.close();
+    await workers?.stop();
+    await s?.close();
+  });
+
+  test('with no job ever run, each query finds series with numbers (quantile panels say why they are empty)', async () => {
+    s = await startTestServer('sqlite', { METRICS_TOKEN: token, STEMFORGE_MODELS_DIR: sharedPath('models') });
+    workers = await startWorkers(s.rt);
+    prometheus = await startPrometheus([{ name: 'stemforge', targets: [new URL(s.base).host], token }]);
+    // rate() needs two scrapes of each series.
+    await prometheus.waitFor('sum_over_time(up[1m])', (r) => Number(r[0]?.value[1]) >= 3);
+    const dashboard = JSON.parse(
+      await readFile(join(import.meta.dirname, '..', 'docs', 'grafana-dashboard.json'), 'utf8'),
+    );
+    const empty: string[] = [];
+    for (const panel of dashboard.panels.filter((p: any) => p.type !== 'row')) {
+      // A quantile of no durations has no value; such a panel shows its own words instead.
+      if (panel.fieldConfig.defaults.noValue) continue;
+      // A target of the other deployment finds nothing (the fleet gauges are scale-out's); the panel
+      // shows the others'.
+      const results = await Promise.all(panel.targets.map((t: any) => prometheus!.query(t.expr)));
+      const values = results.flat().map((x) => Number(x.value[1]));
+      if (values.length === 0 || values.some((v) => !Number.isFinite(v))) {
+        empty.push(`${panel.title}: ${JSON.stringify(results)}`);
+      }
+    }
+    expect(empty).toEqual([]);
+    const failureRatio = await prometheus.query(
+      dashboard.panels.find((p: any) => p.title === 'Failure ratio by kind and tier').targets[0].expr,
+    );
+    expect(failureRatio.map((x) => Number(x.value[1]))).toEqual(Array(10).fill(0));
   });
 });

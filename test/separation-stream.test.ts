@@ -6,36 +6,11 @@ import { join } from 'node:path';
 import { decodeToPlanar } from '../support/decode-planar.ts';
 import { defaultTools } from '../src/audio/tools.ts';
 import { separateStream } from '../src/separation/separate-stream.ts';
-import type { SegmentSeparator } from '../src/separation/segment-separator.ts';
+import { shareSeparator } from './helpers/share-separator.ts';
 import { passDelays, planSegments, transitionWeight } from '../src/separation/segment-plan.ts';
 import type { StemName } from '../src/separation/stems.ts';
 
 const SR = 44_100;
-const SHARES = [0.1, 0.2, 0.3, 0.4]; // drums, bass, other, vocals
-
-/**
- * A stand-in for the network (no ONNX here: this file tests the streaming arithmetic): each source
- * is a fixed share of the segment, so every output sample is known exactly. The segment is short
- * so a 9 s input crosses many segment boundaries.
- */
-function shareModel(segmentFrames: number): SegmentSeparator & { calls: number } {
-  return {
-    segmentFrames,
-    sources: ['drums', 'bass', 'other', 'vocals'],
-    calls: 0,
-    async separate(mix) {
-      this.calls++;
-      const out = new Float32Array(8 * segmentFrames);
-      SHARES.forEach((share, s) => {
-        for (let c = 0; c < 2; c++)
-          for (let i = 0; i < segmentFrames; i++)
-            out[(s * 2 + c) * segmentFrames + i] = share * mix[c * segmentFrames + i]!;
-      });
-      return out;
-    },
-  };
-}
-
 function collectSinks(stems: StemName[]) {
   const got: Record<string, number[]> = {};
   const sinks = Object.fromEntries(
@@ -146,7 +121,7 @@ describe('streaming separation (decode -> segments -> overlap-add -> sinks)', ()
   ])('reassembles every sample exactly (overlap $overlap, shifts $shifts)', async (settings) => {
     const { channels } = await decodeToPlanar(input);
     const n = channels[0]!.length;
-    const model = shareModel(SR);
+    const model = shareSeparator(SR);
     const stems: StemName[] = ['vocals', 'drums', 'instrumental'];
     const { got, sinks } = collectSinks(stems);
     const progress: number[] = [];
@@ -180,7 +155,7 @@ describe('streaming separation (decode -> segments -> overlap-add -> sinks)', ()
   });
 
   it('stops at the next segment when aborted', async () => {
-    const model = shareModel(SR);
+    const model = shareSeparator(SR);
     const controller = new AbortController();
     const { sinks } = collectSinks(['vocals']);
     const run = separateStream(model, sinks, {

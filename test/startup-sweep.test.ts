@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startTestServer, type TestServer } from './helpers/server.ts';
 import { commitFinishedJob } from './helpers/finished-job.ts';
+import { pendingJobRow } from './helpers/job-row.ts';
+import { insertJob } from '../src/store/jobs.ts';
 import { startServe } from './helpers/stemforge-process.ts';
 import { sweepStartupLeftovers } from '../src/startup-sweep.ts';
 import { holdPath } from '../src/storage/held-paths.ts';
@@ -198,6 +200,36 @@ describe('start-up sweep rules', () => {
     const all = await sweepStartupLeftovers(s.rt, { mode: 'embedded' });
     expect(all.workDirs).toEqual([`${live}-inference-1`]);
     expect(all.tempFiles).toEqual(['in_0mfz1q2ab003Fresh000000.part']);
+  });
+  test('checkpoints stay while their job may still run (waiting or running anywhere), and go once it is over', async () => {
+    const user = await s.newAccount();
+    const over = (await commitFinishedJob(s.rt, user.id, { outcome: 'COMPLETED' })).job.id;
+    const waiting = pendingJobRow(user.id);
+    const running = pendingJobRow(user.id, {
+      status: 'PROCESSING',
+      lease_owner: 'w_other',
+      lease_expires_at: new Date(Date.now() - 60_000).toISOString(), // its worker died: it runs again
+    });
+    for (const row of [waiting, running]) await insertJob(s.rt.db, row);
+    const makeCheckpoint = async (name: string) => {
+      await mkdir(join(s.dataDir, 'checkpoints', name), { recursive: true });
+      await writeFile(join(s.dataDir, 'checkpoints', name, 'state'), 'x');
+    };
+    const names = [
+      `${over}-inference`,
+      `${waiting.id}-inference`,
+      `${running.id}-inference`,
+      'job_0mfz1q2ab009Deleted00000-inference', // its job is gone
+    ];
+    for (const name of names) await makeCheckpoint(name);
+    await mkdir(join(s.dataDir, 'checkpoints', 'operator-notes'), { recursive: true });
+    for (const mode of ['scale-out', 'embedded'] as const) {
+      const r = await sweepStartupLeftovers(s.rt, { mode });
+      expect(r.checkpoints.sort(), mode).toEqual(mode === 'scale-out' ? [names[0], names[3]].sort() : []);
+    }
+    expect((await readdir(join(s.dataDir, 'checkpoints'))).sort()).toEqual(
+      [names[1], names[2], 'operator-notes'].sort(),
+    );
   });
 });
 

@@ -34,8 +34,9 @@ export interface AnalyzeRequest {
  * once per process). Each runs its heavy work off the event loop.
  */
 export interface Engines {
-  /** Runs the model the request names (the one its job stored), in a warm process of that model. */
-  separate(req: SeparateRequest): Promise<{ files: Partial<Record<StemName, string>> }>;
+  /** Runs the model the request names (the one its job stored), in a warm process of that model.
+   * `resumedAt`: segments an interrupted run's checkpoint had finished (0: none). */
+  separate(req: SeparateRequest): Promise<{ files: Partial<Record<StemName, string>>; resumedAt?: number }>;
   denoise(req: DenoiseRequest): Promise<void>;
   analyze(req: AnalyzeRequest): Promise<AnalyzeResult>;
   /** Names of the installed models that gate features (e.g. six stems). */

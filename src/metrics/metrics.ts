@@ -1,4 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { JOB_KINDS, kindSpec } from '../domain/job-kinds.ts';
+import { RELEASE_REASONS, TIERS_BY_KIND, WEBHOOK_OUTCOMES } from './labels.ts';
+import { registerProcessMemoryGauge } from './process-memory.ts';
 
 /**
  * This process's Prometheus metrics (prom-client), one registry per runtime: what the API serves at
@@ -56,8 +59,9 @@ export function createMetrics(opts: MetricsOptions): Metrics {
     for (const n of ['active_handles_total', 'active_requests_total', 'active_resources_total']) {
       registry.removeSingleMetric(`${METRIC_PREFIX}nodejs_${n}`);
     }
+    registerProcessMemoryGauge(registry, METRIC_PREFIX);
   }
-  return {
+  const metrics: Metrics = {
     registry,
     httpRequests: new Counter({
       name: name('http_requests_total'),
@@ -153,4 +157,25 @@ export function createMetrics(opts: MetricsOptions): Metrics {
       registers,
     }),
   };
+  startAtZero(metrics);
+  return metrics;
+}
+
+/**
+ * Every series whose labels are known ahead is exported at 0 from the start, not from its first
+ * event: `increase()` and `rate()` then count that first event, and a ratio or an alert over an idle
+ * fleet reads 0 rather than nothing. (HTTP series take their route and status from the requests.)
+ */
+function startAtZero(m: Metrics): void {
+  for (const kind of JOB_KINDS) {
+    for (const tier of TIERS_BY_KIND[kind]) {
+      for (const counter of [m.jobsCreated, m.jobsCompleted, m.jobsFailed]) counter.inc({ kind, tier }, 0);
+    }
+    for (const stage of kindSpec(kind).stages) {
+      m.jobAttemptsRetried.inc({ kind, stage }, 0);
+      m.stagesRunning.set({ kind, stage }, 0);
+    }
+  }
+  for (const outcome of WEBHOOK_OUTCOMES) m.webhookDeliveries.inc({ outcome }, 0);
+  for (const reason of RELEASE_REASONS) m.creditsReleased.inc({ reason }, 0);
 }

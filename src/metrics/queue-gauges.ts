@@ -25,40 +25,40 @@ export function registerQueueGauges(metrics: Metrics, db: Db): void {
     help: 'Jobs runnable now and waiting for a worker, per queue (stage).',
     labelNames: ['queue'],
     registers,
-    async collect() {
-      for (const s of (await read()).value) this.set({ queue: s.stage }, s.waiting);
-    },
+    collect: tolerant(async (g) => {
+      for (const s of (await read()).value) g.set({ queue: s.stage }, s.waiting);
+    }),
   });
   new Gauge({
     name: `${METRIC_PREFIX}queue_delayed`,
     help: 'Jobs waiting for a retry’s back-off to end, per queue (stage).',
     labelNames: ['queue'],
     registers,
-    async collect() {
-      for (const s of (await read()).value) this.set({ queue: s.stage }, s.delayed);
-    },
+    collect: tolerant(async (g) => {
+      for (const s of (await read()).value) g.set({ queue: s.stage }, s.delayed);
+    }),
   });
   new Gauge({
     name: `${METRIC_PREFIX}queue_active`,
     help: 'Jobs a worker holds now, per queue (stage).',
     labelNames: ['queue'],
     registers,
-    async collect() {
-      for (const s of (await read()).value) this.set({ queue: s.stage }, s.active);
-    },
+    collect: tolerant(async (g) => {
+      for (const s of (await read()).value) g.set({ queue: s.stage }, s.active);
+    }),
   });
   new Gauge({
     name: `${METRIC_PREFIX}queue_oldest_waiting_seconds`,
     help: 'How long the longest-waiting runnable job has waited, per queue (stage); 0 when none waits.',
     labelNames: ['queue'],
     registers,
-    async collect() {
+    collect: tolerant(async (g) => {
       const { value, at } = await read();
       for (const s of value) {
         const since = s.oldestWaitingSince ? Date.parse(s.oldestWaitingSince) : Number.NaN;
-        this.set({ queue: s.stage }, Number.isFinite(since) ? Math.max(0, (at - since) / 1000) : 0);
+        g.set({ queue: s.stage }, Number.isFinite(since) ? Math.max(0, (at - since) / 1000) : 0);
       }
-    },
+    }),
   });
 }
 
@@ -73,19 +73,21 @@ export function registerFleetGauges(metrics: Metrics, db: Db): void {
     name: `${METRIC_PREFIX}workers_live`,
     help: 'Worker processes seen in the last minute.',
     registers,
-    async collect() {
-      this.set((await read()).value.workers);
-    },
+    // NaN, not 0, while the database is away: 0 would read as "no worker".
+    collect: tolerant(
+      async (g) => g.set((await read()).value.workers),
+      (g) => g.set(Number.NaN),
+    ),
   });
   new Gauge({
     name: `${METRIC_PREFIX}workers_with_model`,
     help: 'Live worker processes that have each model.',
     labelNames: ['model'],
     registers,
-    async collect() {
+    collect: tolerant(async (g) => {
       const { byModel } = (await read()).value;
-      for (const m of MODEL_REGISTRY) this.set({ model: m.name }, byModel.get(m.name) ?? 0);
-    },
+      for (const m of MODEL_REGISTRY) g.set({ model: m.name }, byModel.get(m.name) ?? 0);
+    }),
   });
 }
 
@@ -119,7 +121,11 @@ export function registerWorkerGauges(
   });
 }
 
-/** `read` at most once a second: the gauges of one scrape share a database read. */
+/**
+ * `read` at most once a second: the gauges of one scrape share a database read. While the database
+ * is away the read fails and each gauge leaves its series out (`tolerant`), so the scrape still
+ * answers with what it knows, `stemforge_dependency_up` included.
+ */
 function perScrape<T>(read: () => Promise<T>): () => Promise<{ value: T; at: number }> {
   let last: { at: number; value: Promise<T> } | undefined;
   return async () => {
@@ -127,5 +133,19 @@ function perScrape<T>(read: () => Promise<T>): () => Promise<{ value: T; at: num
     if (!last || now - last.at > 1000) last = { at: now, value: read() };
     const { at, value } = last;
     return { at, value: await value };
+  };
+}
+
+/**
+ * A gauge's `collect` that, when its read fails, leaves its series out (or does what `failed` says)
+ * instead of failing the scrape.
+ */
+function tolerant(collect: (gauge: Gauge<string>) => Promise<void>, failed = (g: Gauge<string>) => g.reset()) {
+  return async function (this: Gauge<string>) {
+    try {
+      await collect(this);
+    } catch {
+      failed(this);
+    }
   };
 }

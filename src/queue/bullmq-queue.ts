@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import type { JobKind } from '../store/schema.ts';
 import { STAGES, type Stage } from '../domain/job-kinds.ts';
+import { QUEUE_LOCK_MS, QUEUE_LOCK_RENEW_MS, QUEUE_STALLED_CHECK_MS } from '../domain/job-lease.ts';
 import type { JobQueue } from './job-queue.ts';
 import { swallowedErrorLog } from './log-swallowed.ts';
 import { redisFailure, unavailableOr, withDeadline } from '../dependencies/unavailable.ts';
@@ -153,7 +154,11 @@ export class BullQueue implements JobQueue {
         connection,
         prefix: this.prefix,
         concurrency,
-        lockDuration: 60_000,
+        // Outlasting the job's lease, and checked often: a dead worker's job is taken within the
+        // lease plus 10 s (src/domain/job-lease.ts).
+        lockDuration: QUEUE_LOCK_MS,
+        lockRenewTime: QUEUE_LOCK_RENEW_MS,
+        stalledInterval: QUEUE_STALLED_CHECK_MS,
       },
     );
     worker.on('error', (err) => this.#failed(err, `BullMQ worker error on stage ${stage} (it retries)`));

@@ -112,9 +112,17 @@ export function htdemucsModels(init: EngineInit, loaders: GraphLoaders): Process
   return {
     start: async () => (await forTier(init.firstTier ?? 'BEST')).rewrites,
     separate: async (request, { signal, onProgress }) => {
-      const { model } = await forTier(request.quality);
+      const { model, rewrites } = await forTier(request.quality);
       signal.throwIfAborted();
-      return separateFileWith(model, request, { sampleRate: init.sampleRate, tools: init.tools, signal, onProgress });
+      const { sha256, modelPath, executionProvider, threads } = init;
+      return separateFileWith(model, request, {
+        sampleRate: init.sampleRate,
+        tools: init.tools,
+        signal,
+        onProgress,
+        // What the numbers depend on: a checkpoint made with other weights or graph is not resumed.
+        modelIdentity: JSON.stringify({ sha256, modelPath, rewrites, executionProvider, threads }),
+      });
     },
   };
 }

@@ -77,6 +77,8 @@ export async function separateMdxFile(
   return {
     files,
     durationSeconds: stats.frames / env.sampleRate,
+    // An MDX separation keeps no checkpoints: a run cut short starts over.
+    resumedAt: 0,
     timings: {
       totalMs: performance.now() - started,
       modelMs: m.model.timings.modelMs - before.modelMs,

@@ -1,3 +1,11 @@
+/** An overlap-add window's content from its first sample not yet taken out (`OverlapAdd.snapshot`). */
+export interface OverlapAddState {
+  base: number;
+  /** `[row][weights.length]`. */
+  acc: Float32Array;
+  weights: Float32Array;
+}
+
 /**
  * Weighted overlap-add of segment outputs for one pass over a track, over a window that slides
  * forward as finished samples are taken out (Demucs' `out += weight * chunk_out; sum_weight +=
@@ -5,6 +13,7 @@
  */
 export class OverlapAdd {
   private base = 0; // track position of index 0
+  private high = 0; // track position after the last sample added: zeros from here on
   private readonly acc: Float32Array;
   private readonly weights: Float32Array;
 
@@ -37,6 +46,29 @@ export class OverlapAdd {
       for (let p = a; p < to; p++) this.acc[accRow + p]! += weight[p - weightOrigin]! * segment[segRow + p]!;
     }
     for (let p = a; p < to; p++) this.weights[p - this.base]! += weight[p - weightOrigin]!;
+    this.high = Math.max(this.high, to);
+  }
+
+  /** What the window holds beyond the samples taken out: `restore` goes on exactly from it. */
+  snapshot(): OverlapAddState {
+    const used = Math.max(0, this.high - this.base);
+    const acc = new Float32Array(this.rows * used);
+    for (let r = 0; r < this.rows; r++)
+      acc.set(this.acc.subarray(r * this.capacity, r * this.capacity + used), r * used);
+    return { base: this.base, acc, weights: this.weights.slice(0, used) };
+  }
+
+  /** Puts back what `snapshot` took (a separation resumed in another process). */
+  restore(state: OverlapAddState): void {
+    const used = state.weights.length;
+    if (used > this.capacity || state.acc.length !== this.rows * used)
+      throw new Error('overlap-add state does not fit');
+    this.acc.fill(0);
+    this.weights.fill(0);
+    for (let r = 0; r < this.rows; r++) this.acc.set(state.acc.subarray(r * used, (r + 1) * used), r * this.capacity);
+    this.weights.set(state.weights);
+    this.base = state.base;
+    this.high = state.base + used;
   }
 
   /**

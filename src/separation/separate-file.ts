@@ -6,6 +6,7 @@ import { QUALITIES, type AudioFormat } from '../domain/vocabulary.ts';
 import { QUALITY_SETTINGS } from './quality.ts';
 import { separateStream, type StreamResult } from './separate-stream.ts';
 import type { SegmentSeparator } from './segment-separator.ts';
+import { SegmentCheckpoints } from './segment-checkpoints.ts';
 import type { SeparateCall, SeparateResult } from './separate-request.ts';
 import { checkStemsAvailable, DEFAULT_INSTRUMENTAL_MODE, STEM_NAMES, type StemName } from './stems.ts';
 
@@ -29,7 +30,14 @@ export function validateRequest(r: SeparateCall): void {
 export async function separateFileWith(
   model: SegmentSeparator & { timings?: { modelMs: number; dspMs: number } },
   r: SeparateCall,
-  env: { sampleRate: number; tools: FfmpegTools; onProgress?: (f: number) => void; signal?: AbortSignal },
+  env: {
+    sampleRate: number;
+    tools: FfmpegTools;
+    onProgress?: (f: number) => void;
+    signal?: AbortSignal;
+    /** The model as loaded (weights, rewrites, provider): a checkpoint of another model is not resumed. */
+    modelIdentity?: string;
+  },
 ): Promise<SeparateResult> {
   validateRequest(r);
   checkStemsAvailable(r.stems, model.sources);
@@ -52,8 +60,11 @@ export async function separateFileWith(
     );
   }
   let result: StreamResult;
+  const checkpoints = r.checkpointDir
+    ? await SegmentCheckpoints.open(r.checkpointDir, Object.fromEntries(encoders), env.modelIdentity ?? '')
+    : undefined;
   try {
-    result = await separateStream(model, Object.fromEntries(encoders), {
+    result = await separateStream(model, checkpoints?.sinks ?? Object.fromEntries(encoders), {
       inputPath: r.inputPath,
       sampleRate: env.sampleRate,
       tools: env.tools,
@@ -62,17 +73,21 @@ export async function separateFileWith(
       normalize: r.normalize,
       onProgress: env.onProgress,
       signal: env.signal,
+      checkpoints,
     });
     await Promise.all([...encoders.values()].map((e) => e.end()));
   } catch (err) {
     for (const e of encoders.values()) e.abort();
     await Promise.all([...encoders.values()].map((e) => rm(e.outPath, { force: true })));
     throw err;
+  } finally {
+    await checkpoints?.close();
   }
   const after = model.timings ?? { modelMs: 0, dspMs: 0 };
   return {
     files,
     durationSeconds: result.frames / env.sampleRate,
+    resumedAt: result.resumedAt,
     timings: {
       totalMs: performance.now() - started,
       modelMs: after.modelMs - before.modelMs,

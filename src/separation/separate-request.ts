@@ -29,6 +29,12 @@ export interface SeparateRequest {
   onProgress?: (fraction: number) => void;
   /** Aborting stops the job within one segment (at most a few seconds) and removes partial outputs. */
   signal?: AbortSignal;
+  /**
+   * Keep each finished segment's state and samples in this folder, and resume from what an earlier,
+   * interrupted run of the same request kept there (`segment-checkpoints.ts`; the HTDemucs family);
+   * the caller removes it. Progress is reported after each segment's checkpoint is saved.
+   */
+  checkpointDir?: string;
 }
 
 /** The request as it crosses to the separation process: its callbacks stay on this side of the channel. */
@@ -38,6 +44,8 @@ export interface SeparateResult {
   /** Output path by stem name. */
   files: Record<string, string>;
   durationSeconds: number;
+  /** Segments an earlier run's checkpoint had finished (0: started at the first). */
+  resumedAt: number;
   /** Where the time went, for benchmarks. */
   timings: { totalMs: number; modelMs: number; dspMs: number; decodeMs: number; segments: number };
 }

@@ -8,6 +8,7 @@ import { renderStem, type InstrumentalMode, type StemName } from './stems.ts';
 import { FlipAveragingSeparator } from './test-time-augmentation.ts';
 import type { SegmentSeparator } from './segment-separator.ts';
 import { measureTrack } from './track-stats.ts';
+import type { StreamCheckpoints } from './stream-checkpoints.ts';
 
 /** Receives one stem as interleaved stereo float PCM, in order (an AudioEncoder fits). */
 export interface StemSink {
@@ -22,13 +23,18 @@ export interface StreamOptions {
   instrumental: InstrumentalMode;
   /** Whole-track normalisation as in `demucs/separate.py` (on by default). */
   normalize?: boolean;
+  /** Reported after each segment, once its checkpoint (if any) is saved. */
   onProgress?: (fraction: number) => void;
   signal?: AbortSignal;
+  /** Save the state after every segment, and go on from a saved one (`segment-checkpoints.ts`). */
+  checkpoints?: StreamCheckpoints;
 }
 
 export interface StreamResult {
   frames: number;
   segments: number;
+  /** Segments a checkpoint had already finished (0: none, or not resumed). */
+  resumedAt: number;
   decodeMs: number;
 }
 
@@ -70,6 +76,7 @@ export async function separateStream(
   const stems = Object.keys(sinks) as StemName[];
   const mixIn = new Float32Array(2 * seg);
   let emitted = 0;
+  let start = 0;
 
   const emit = async (to: number) => {
     const n = to - emitted;
@@ -89,8 +96,23 @@ export async function separateStream(
   };
 
   try {
-    o.onProgress?.(0);
-    for (let i = 0; i < plan.length; i++) {
+    // Everything the stems depend on besides the model (the checkpoints add the model's identity).
+    const identity = JSON.stringify({ ...stats, plan: plan.length, settings: o.settings, normalize, stems, seg });
+    const resumed = (await o.checkpoints?.resume(`${identity} ${o.instrumental} ${o.sampleRate}`)) ?? null;
+    if (resumed) {
+      for (const [pass, p] of resumed.passes.entries()) acc[pass]?.restore(p);
+      emitted = resumed.emitted;
+      start = resumed.next;
+      // The window as the loop left it after the segment before `start`.
+      const keepFrom = Math.min(emitted, plan[start]?.inputStart ?? emitted);
+      for (let at = 0; at < keepFrom; ) {
+        at = Math.min(at + seg, keepFrom);
+        await input.fill(at);
+        input.discardBefore(at);
+      }
+    }
+    o.onProgress?.(start / plan.length);
+    for (let i = start; i < plan.length; i++) {
       o.signal?.throwIfAborted();
       const s = plan[i]!;
       await input.fill(s.inputStart + seg);
@@ -103,10 +125,11 @@ export async function separateStream(
       // Samples before the next segment's kept range are final (the plan is ordered by keepStart).
       await emit(next ? Math.min(Math.max(next.keepStart, emitted), stats.frames) : stats.frames);
       input.discardBefore(Math.min(emitted, next ? next.inputStart : emitted));
+      await o.checkpoints?.save({ next: i + 1, emitted, passes: acc.map((a) => a.snapshot()) });
       o.onProgress?.((i + 1) / plan.length);
     }
   } finally {
     await decoder.return(undefined);
   }
-  return { frames: stats.frames, segments: plan.length, decodeMs };
+  return { frames: stats.frames, segments: plan.length, resumedAt: start, decodeMs };
 }

@@ -35,8 +35,8 @@ async function append(
 
 /**
  * The most a grant may take a balance to: 31 million years of audio, so a balance, a hold given
- * back on top of it and any sum of them stay exact in JavaScript's numbers (below 2^53) and in
- * PostgreSQL's bigint.
+ * back on top of it and any sum of them stay whole and exact in JavaScript's numbers and in
+ * PostgreSQL's double precision columns (below 2^53; migration 012 says why not bigint).
  */
 export const MAX_BALANCE_SECONDS = 1_000_000_000_000_000;
 

@@ -2,7 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration, type MigrationProvider } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type Migration } from 'kysely';
+import { applyMigrations, type MigrateOptions, type MigrateResult } from './migrator.ts';
 import type { Database, Db } from './schema.ts';
 import { boundedPool } from './bounded-pool.ts';
 import * as m001 from './migrations/001-platform.ts';
@@ -15,6 +16,7 @@ import * as m007 from './migrations/007-idempotency-keys.ts';
 import * as m008 from './migrations/008-job-names.ts';
 import * as m009 from './migrations/009-admin.ts';
 import * as m010 from './migrations/010-crash-accounting.ts';
+import * as m011 from './migrations/011-kept-work.ts';
 import * as m012 from './migrations/012-wide-amounts.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -23,10 +25,15 @@ export interface DatabaseHandle {
   db: Db;
   dialect: DialectName;
   close(): Promise<void>;
+  /** Set by `connectDatabase`: migrations a newer release applied, which this one does not know. */
+  newerMigrations?: string[];
 }
 
-/** Migrations in order; each is written once for both dialects with Kysely's schema builder. */
-const migrations: Record<string, Migration> = {
+/**
+ * Migrations in order; each is written once for both dialects with Kysely's schema builder, and adds
+ * only (CONTRIBUTING.md, "Add a migration"). `migrator.ts` says where each is recorded.
+ */
+export const migrations: Record<string, Migration> = {
   '001-platform': m001,
   '002-jobs': m002,
   '003-webhooks': m003,
@@ -37,10 +44,9 @@ const migrations: Record<string, Migration> = {
   '008-job-names': m008,
   '009-admin': m009,
   '010-crash-accounting': m010,
+  '011-kept-work': m011,
   '012-wide-amounts': m012,
 };
-
-const provider: MigrationProvider = { getMigrations: async () => migrations };
 
 export interface OpenOptions {
   /** PostgreSQL only: schema to use (created if missing); lets tests run in isolation. */
@@ -98,24 +104,15 @@ function typeParser(oid: number, format?: 'text' | 'binary') {
   return pg.types.getTypeParser(oid, format);
 }
 
-/** Applies the migrations not yet applied, all of them or (`upTo`, tests of a migration) up to one. */
-export async function migrate(handle: DatabaseHandle, opts: OpenOptions & { upTo?: string } = {}): Promise<void> {
+/**
+ * Applies the migrations not yet applied, all of them or (`upTo`, tests of a migration) up to one;
+ * throws with the failing migration's name. Names the migrations a newer release applied.
+ */
+export async function migrate(handle: DatabaseHandle, opts: MigrateOptions = {}): Promise<MigrateResult> {
   if (handle.dialect === 'postgres' && opts.schema) {
     await handle.db.schema.createSchema(opts.schema).ifNotExists().execute();
   }
-  // Kysely looks for its bookkeeping tables across schemas unless told which one to use.
-  const migrator = new Migrator({
-    db: handle.db,
-    provider,
-    ...(opts.schema ? { migrationTableSchema: opts.schema } : {}),
-  });
-  const { error, results } = await (opts.upTo ? migrator.migrateTo(opts.upTo) : migrator.migrateToLatest());
-  if (error) {
-    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
-    // No migration ran: the database itself failed (unreachable, refused); the caller names it.
-    if (failed === undefined) throw error;
-    throw new Error(`database migration ${failed} failed: ${(error as Error).message ?? error}`, { cause: error });
-  }
+  return applyMigrations(handle.db, migrations, opts);
 }
 
 /**
@@ -125,15 +122,16 @@ export async function migrate(handle: DatabaseHandle, opts: OpenOptions & { upTo
 export async function connectDatabase(url: string, opts: OpenOptions = {}): Promise<DatabaseHandle> {
   const sqlite = url.startsWith('sqlite:');
   const migrating = openDatabase(url, { ...opts, boundQueries: false });
+  let newerMigrations: string[];
   try {
-    await migrate(migrating, opts);
+    ({ newer: newerMigrations } = await migrate(migrating, opts));
   } catch (err) {
     await migrating.close();
     throw err;
   }
-  if (sqlite || !opts.boundQueries) return migrating;
+  if (sqlite || !opts.boundQueries) return { ...migrating, newerMigrations };
   await migrating.close();
-  return openDatabase(url, opts);
+  return { ...openDatabase(url, opts), newerMigrations };
 }
 
 /** Readiness: one round trip to the database. */

@@ -32,6 +32,9 @@ export function newJobRow(columns: NewJobColumns): JobRow {
     audio_metadata_json: null,
     attempts: 0,
     crashes: 0,
+    work_kept: 0,
+    kept_at_crash: null,
+    stalled_crashes: 0,
     next_attempt_at: columns.created_at,
     lease_owner: null,
     lease_expires_at: null,
@@ -137,6 +140,10 @@ export async function claimJob(db: DbOrTx, id: string, owner: string, leaseMs: n
       lease_expires_at: new Date(now.getTime() + leaseMs).toISOString(),
       attempts: sql`case when status = 'PROCESSING' then attempts else attempts + 1 end`,
       crashes: sql`case when status = 'PROCESSING' then crashes + 1 else crashes end`,
+      // A death after the work kept moved past the previous death's place starts the count again.
+      stalled_crashes: sql`case when status <> 'PROCESSING' then stalled_crashes
+        when work_kept > coalesce(kept_at_crash, -1) then 1 else stalled_crashes + 1 end`,
+      kept_at_crash: sql`case when status = 'PROCESSING' then work_kept else kept_at_crash end`,
       claimed_at: nowIso,
       started_at: sql`coalesce(started_at, ${nowIso})`,
     })

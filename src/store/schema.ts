@@ -111,8 +111,14 @@ export interface JobsTable {
   audio_metadata_json: string | null;
   /** Attempts that ended in an error (the retry budget). */
   attempts: number;
-  /** Attempts cut by a process dying (their lease taken over); bounded by JOB_MAX_CRASHES. */
+  /** Attempts cut by a process dying (their lease taken over), all of them. */
   crashes: number;
+  /** How far the running stage's work is kept by a checkpoint (separation: segments); only raised. */
+  work_kept: number;
+  /** `work_kept` when the last death was taken over (null: none yet). */
+  kept_at_crash: number | null;
+  /** Deaths since the work kept last moved past the previous death's place; bounded by JOB_MAX_CRASHES. */
+  stalled_crashes: number;
   next_attempt_at: string;
   lease_owner: string | null;
   lease_expires_at: string | null;

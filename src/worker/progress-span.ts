@@ -54,20 +54,22 @@ export class ProgressSpan {
 
 /**
  * Follows a separation's segment reports (`fraction` 0 when the model is loaded and the first
- * segment starts, then i/n after segment i) inside [from, to], creeping through each segment at
- * the pace of the last one.
+ * segment starts, or k/n when it resumes after k kept segments; then i/n after segment i) inside
+ * [from, to], creeping through each segment at the pace of the last one.
  */
 export function segmentProgress(span: ProgressSpan, from: number, to: number, estimatedSegments: number) {
   const at = (f: number) => from + (to - from) * Math.min(1, f);
   let segments = Math.max(1, estimatedSegments);
   let done = 0;
+  let base: number | undefined;
   let lastAt = Date.now();
   let perSegmentMs = 3000;
   return (fraction: number): void => {
     const now = Date.now();
-    if (fraction > 0) {
+    if (base === undefined) base = fraction;
+    else if (fraction > base) {
       done++;
-      segments = Math.max(done, Math.round(done / fraction));
+      segments = Math.max(done, Math.round(done / (fraction - base)));
       perSegmentMs = now - lastAt;
     }
     lastAt = now;

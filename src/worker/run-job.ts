@@ -12,15 +12,14 @@ import type { StageCompleted, StageHandler, StageHandlers } from './stage.ts';
 import { errorCodeOf, JobTimeoutError, PermanentJobError, readableError, ShutdownError } from './job-errors.ts';
 import type { ProgressPhase } from '../domain/vocabulary.ts';
 import { PROCESS_ID } from '../domain/process-id.ts';
+import { JOB_LEASE_MS, JOB_LEASE_RENEW_MS } from '../domain/job-lease.ts';
 import { JOB_CRASHED_CODE } from '../domain/vocabulary.ts';
-import { workDirName } from './work-dir.ts';
+import { CHECKPOINTS_DIR, checkpointDirName, workDirName } from './work-dir.ts';
+import { raiseWorkKept } from '../store/kept-work.ts';
 import { holdPath } from '../storage/held-paths.ts';
 import { storedTierLabel } from '../metrics/labels.ts';
 import { settleMeasuredInput } from './settle-measured.ts';
 import { discardIfAbandoned, guardedStoreFile } from './guarded-output.ts';
-
-const LEASE_MS = 30_000;
-const HEARTBEAT_MS = 10_000;
 
 export interface Runner {
   services: WorkerDeps;
@@ -43,13 +42,15 @@ type AttemptOutcome = 'completed' | 'next_stage' | 'retried' | 'failed' | 'hande
  */
 export async function runJobStage(runner: Runner, jobId: string, stage: Stage): Promise<void> {
   const { services: deps } = runner;
-  const job = await claimJob(deps.db, jobId, workerId, LEASE_MS);
+  const job = await claimJob(deps.db, jobId, workerId, JOB_LEASE_MS);
   if (!job) return;
-  if (job.crashes >= deps.config.workers.maxCrashes) {
-    // A poison input that kills its worker would otherwise be run on every start without end.
-    const message = `the service stopped ${job.crashes} times while running this job; it is not run again`;
+  const checkpointDir = join(deps.config.dataDir, CHECKPOINTS_DIR, checkpointDirName(job.id, stage));
+  if (job.stalled_crashes >= deps.config.workers.maxCrashes) {
+    // A poison input that kills its worker at the same place would otherwise be run without end.
+    const message = `the service stopped ${job.stalled_crashes} times at the same place while running this job; it is not run again`;
     await failJob(deps, job, message, JOB_CRASHED_CODE);
-    runner.log?.('job failed after repeated crashes', { jobId: job.id, crashes: job.crashes });
+    await rm(checkpointDir, { recursive: true, force: true }).catch(() => undefined);
+    runner.log?.('job failed after repeated crashes', { jobId: job.id, crashes: job.stalled_crashes });
     return;
   }
   const labels = { kind: job.kind, stage };
@@ -68,11 +69,11 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
     kindSpec(job.kind).timeoutMs,
   );
   const heartbeat = setInterval(() => {
-    renewLease(deps.db, job.id, workerId, LEASE_MS).then(
+    renewLease(deps.db, job.id, workerId, JOB_LEASE_MS).then(
       (held) => held || controller.abort(new ShutdownError('lease lost')),
       () => undefined,
     );
-  }, HEARTBEAT_MS);
+  }, JOB_LEASE_RENEW_MS);
   let lastProgress = job.progress;
   let lastPhase: ProgressPhase | null = job.progress_phase;
   const progress = (p: number, phase: ProgressPhase = lastPhase ?? 'queued') => {
@@ -84,6 +85,14 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
       // Cancelled meanwhile (src/jobs/actions/cancel-job.ts): stop now rather than at the next heartbeat.
       (running) => running || controller.abort(new ShutdownError('the job was cancelled')),
       (err: Error) => deps.log.warn({ jobId: job.id, err: err.message }, 'could not record progress'),
+    );
+  };
+  let kept = job.work_kept;
+  const keepWork = (units: number) => {
+    if (units <= kept) return;
+    kept = units;
+    raiseWorkKept(deps.db, job.id, workerId, units).catch((err: Error) =>
+      deps.log.warn({ jobId: job.id, err: err.message }, 'could not record the work kept'),
     );
   };
   const workDir = join(deps.config.dataDir, 'work', workDirName(job, stage));
@@ -99,8 +108,10 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
       workDir,
       signal: controller.signal,
       progress,
+      keepWork,
+      checkpointDir,
       settleMeasuredInput: settle,
-      storeFile: guardedStoreFile(deps, job, workerId, LEASE_MS),
+      storeFile: guardedStoreFile(deps, job, workerId, JOB_LEASE_MS),
     });
     if (result.type === 'next-stage') {
       await transitionHeldJob(deps.db, job.id, workerId, {
@@ -111,6 +122,10 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
         status: 'PENDING',
         progress_phase: 'queued',
         next_attempt_at: new Date().toISOString(),
+        // A finished stage is progress: the next one counts its own work and deaths.
+        work_kept: 0,
+        kept_at_crash: null,
+        stalled_crashes: 0,
       });
       await deps.queue.enqueue(job, result.nextStage);
       outcome = 'next_stage';
@@ -146,6 +161,10 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
     clearInterval(heartbeat);
     runner.shutdown.removeEventListener('abort', onShutdown);
     await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
+    // Kept for the next attempt or run (a retry, a handed-back or taken-over job) until the stage ends.
+    if (outcome === 'completed' || outcome === 'failed' || outcome === 'next_stage') {
+      await rm(checkpointDir, { recursive: true, force: true }).catch(() => undefined);
+    }
     releaseWorkDir();
   }
 }

@@ -65,6 +65,9 @@ async function separateInput(
   const denoise = Boolean(options.denoiseVocals) && stems.includes('vocals');
   // The real-time factor counts from the first segment: a cold process's start and model load are not separation.
   let separationStarted: number | undefined;
+  // The first report is where the run starts (after a checkpoint's segments); each later one follows
+  // a segment kept in the checkpoint folder, which a run after a death resumes from.
+  let startedAt: number | undefined;
   const separationProgress = segmentProgress(
     span,
     15,
@@ -80,13 +83,21 @@ async function separateInput(
     format: denoise ? 'flac' : format,
     quality: options.quality,
     signal,
+    checkpointDir: ctx.checkpointDir,
     onProgress: (fraction) => {
       separationStarted ??= performance.now();
+      if (startedAt === undefined) {
+        startedAt = fraction;
+        if (fraction > 0) deps.log.info({ jobId: job.id, done: fraction }, 'separation resumes from its checkpoint');
+      } else {
+        ctx.keepWork(Math.round(fraction * SEPARATION_WORK_UNITS));
+      }
       separationProgress(fraction);
     },
   });
   const audioSeconds = job.duration_seconds ?? input.billedSeconds;
-  if (audioSeconds > 0 && separationStarted !== undefined) {
+  // A resumed run separated only part of the audio: its time says nothing of the real-time factor.
+  if (audioSeconds > 0 && separationStarted !== undefined && !separated.resumedAt) {
     deps.metrics.separationRealTimeFactor.observe(
       { tier: options.quality, model: options.model },
       (performance.now() - separationStarted) / 1000 / audioSeconds,
@@ -140,6 +151,9 @@ async function separateInput(
     chargeSeconds: job.credits_required ?? input.billedSeconds,
   };
 }
+
+/** The separation's kept work is counted in millionths of its segments (`StageContext.keepWork`). */
+const SEPARATION_WORK_UNITS = 1_000_000;
 
 interface SeparationInput {
   inputPath: string;

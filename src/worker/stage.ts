@@ -24,6 +24,14 @@ export interface StageContext<out K extends JobKind = JobKind> {
    */
   progress(percent: number, phase?: ProgressPhase): void;
   /**
+   * Says the stage's work up to `units` (its own units, rising: a separation's segments) is kept by
+   * a checkpoint that a later run resumes from, so a death after it is not at the place of the one
+   * before (JOB_MAX_CRASHES counts deaths without work kept in between).
+   */
+  keepWork(units: number): void;
+  /** Where this stage keeps checkpoints across attempts and deaths (removed when the job ends). */
+  checkpointDir: string;
+  /**
    * Settles the job's credits to its input's measured length, for an input the API never measured
    * (an upload PUT straight to S3): the hold becomes exactly that length and the row records it,
    * with the size of the file measured.

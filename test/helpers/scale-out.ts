@@ -26,7 +26,22 @@ export interface ScaleOut {
   workerEnv: Record<string, string>;
   /** The admin's API key, printed by the API's first start. */
   key(): string | null;
+  /** The settings both processes got (DATABASE_URL included). */
+  env: Record<string, string>;
+  /**
+   * Starts one more worker process of this deployment, with a data folder of its own; `root`: the
+   * checkout whose code it runs (another release's, for an upgrade test).
+   */
+  startWorker(workerEnv?: Record<string, string>, root?: string): Promise<StemforgeProcess>;
+  /** Starts one more API process (`serve --no-workers`) on a port of its own: its address. */
+  startApi(root?: string): Promise<{ process: StemforgeProcess; base: string }>;
   close(): Promise<void>;
+}
+
+export interface ScaleOutOptions {
+  /** The checkouts the first API and worker processes run (default: this one). */
+  apiRoot?: string;
+  workerRoot?: string;
 }
 
 /**
@@ -39,6 +54,7 @@ export async function startScaleOut(
   name: string,
   env: Record<string, string> = {},
   workerEnv: Record<string, string> = {},
+  roots: ScaleOutOptions = {},
 ): Promise<ScaleOut> {
   const database = `sf_${name}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
@@ -49,9 +65,11 @@ export async function startScaleOut(
     return d;
   };
   const started: { s3?: TestS3Server; api?: StemforgeProcess; worker?: StemforgeProcess } = {};
+  const more: StemforgeProcess[] = [];
   const close = async () => {
     await started.api?.stop();
     await started.worker?.stop();
+    for (const w of more) await w.stop();
     await started.s3?.close();
     await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
     await admin.end();
@@ -75,29 +93,50 @@ export async function startScaleOut(
       LOG_LEVEL: 'warn',
       ...env,
     };
-    const port = await freePort();
-    const apiData = dir();
-    const api = await startStemforgeProcess(
-      ['serve', '--no-workers'],
-      { ...common, PORT: String(port), STEMFORGE_DATA_DIR: apiData, STEMFORGE_MODELS_DIR: join(apiData, 'models') },
-      'Stemforge listening',
-    );
+    const startApi = async (root?: string) => {
+      const port = await freePort();
+      const data = dir();
+      const process = await startStemforgeProcess(
+        ['serve', '--no-workers'],
+        { ...common, PORT: String(port), STEMFORGE_DATA_DIR: data, STEMFORGE_MODELS_DIR: join(data, 'models') },
+        'Stemforge listening',
+        root,
+      );
+      return { process, base: `http://127.0.0.1:${port}`, data };
+    };
+    const first = await startApi(roots.apiRoot);
+    const api = first.process;
+    const apiData = first.data;
     started.api = api;
-    const worker = await startStemforgeProcess(
-      ['worker'],
-      { ...common, ...workerEnv, STEMFORGE_DATA_DIR: dir(), STEMFORGE_MODELS_DIR: sharedPath('models') },
-      'Stemforge worker started',
-    );
+    const startWorker = (extra: Record<string, string> = workerEnv, root?: string) =>
+      startStemforgeProcess(
+        ['worker'],
+        { ...common, ...extra, STEMFORGE_DATA_DIR: dir(), STEMFORGE_MODELS_DIR: sharedPath('models') },
+        'Stemforge worker started',
+        root,
+      );
+    const worker = await startWorker(workerEnv, roots.workerRoot);
     started.worker = worker;
     return {
       api,
       worker,
-      base: `http://127.0.0.1:${port}`,
+      base: first.base,
       s3,
       apiData,
       databaseUrl: url.toString(),
       workerEnv: { ...common, ...workerEnv, STEMFORGE_MODELS_DIR: sharedPath('models') },
       key: () => printedApiKey(api.out()),
+      env: common,
+      async startWorker(extra, root) {
+        const w = await startWorker(extra, root);
+        more.push(w);
+        return w;
+      },
+      async startApi(root) {
+        const { process, base } = await startApi(root);
+        more.push(process);
+        return { process, base };
+      },
       close,
     };
   } catch (error) {

@@ -10,15 +10,19 @@ export interface StemforgeProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `bin/stemforge.mjs <command>` with `env` over this process's, resolving once it prints `ready`. */
+/**
+ * Starts `bin/stemforge.mjs <command>` with `env` over this process's, resolving once it prints
+ * `ready`; `root` is the checkout whose code runs (another release's: test/helpers/previous-release.ts).
+ */
 export function startStemforgeProcess(
   command: string[],
   env: Record<string, string>,
   ready: string,
+  root = repo,
 ): Promise<StemforgeProcess> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [join(repo, 'bin/stemforge.mjs'), ...command], {
-      cwd: repo,
+    const child = spawn(process.execPath, [join(root, 'bin/stemforge.mjs'), ...command], {
+      cwd: root,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -30,7 +34,7 @@ export function startStemforgeProcess(
           child,
           out: () => out,
           async stop() {
-            if (child.exitCode !== null) return;
+            if (child.exitCode !== null || child.signalCode !== null) return; // exited, or killed
             child.kill('SIGTERM');
             await new Promise((r) => child.once('exit', r));
           },

@@ -5,6 +5,8 @@ import { loadConfig } from '../../src/config.ts';
 import { createMetrics } from '../../src/metrics/metrics.ts';
 import { registerFleetGauges, registerQueueGauges, registerWorkerGauges } from '../../src/metrics/queue-gauges.ts';
 import { storedTierLabel, tierLabel } from '../../src/metrics/labels.ts';
+import { registerDependencyGauge } from '../../src/metrics/dependency-gauge.ts';
+import { parse } from 'yaml';
 import type { Db } from '../../src/store/schema.ts';
 
 const repo = join(import.meta.dirname, '..', '..');
@@ -17,6 +19,7 @@ function fullRegistry() {
   registerQueueGauges(metrics, db);
   registerFleetGauges(metrics, db);
   registerWorkerGauges(metrics, { concurrency: { inference: 1 }, hasModel: () => true });
+  registerDependencyGauge(metrics, async () => ({}));
   return metrics.registry.getMetricsAsArray().map((m) => ({
     name: m.name,
     type: (m as unknown as { type: string }).type,
@@ -45,11 +48,30 @@ describe('metric names and labels', () => {
     expect(names).toContain('stemforge_job_stage_duration_seconds');
     expect(names).toContain('stemforge_queue_depth');
     expect(names).toContain('stemforge_process_cpu_seconds_total');
+    expect(names).toContain('stemforge_processes_resident_memory_bytes');
+    expect(names).toContain('stemforge_dependency_up');
+  });
+
+  it('counters with known labels start at 0 for each: a job completed is counted by increase() from the first', async () => {
+    const text = await createMetrics({ processMetrics: false }).registry.metrics();
+    const zeros = (name: string) => text.split('\n').filter((l) => l.startsWith(`${name}{`) && l.endsWith(' 0'));
+    expect(zeros('stemforge_jobs_completed_total')).toContain(
+      'stemforge_jobs_completed_total{kind="stem",tier="FAST"} 0',
+    );
+    expect(zeros('stemforge_jobs_completed_total')).toContain(
+      'stemforge_jobs_completed_total{kind="denoise",tier="none"} 0',
+    );
+    expect(zeros('stemforge_jobs_completed_total')).toHaveLength(10); // 3 separation kinds x 3 tiers + denoise
+    expect(zeros('stemforge_jobs_failed_total')).toHaveLength(10);
+    expect(zeros('stemforge_job_attempts_retried_total')).toHaveLength(6); // stem, denoise: 1 stage; video, track: 2
+    expect(zeros('stemforge_webhook_deliveries_total')).toHaveLength(3);
+    expect(zeros('stemforge_credits_released_seconds_total')).toHaveLength(4);
+    expect(zeros('stemforge_job_stages_running')).toHaveLength(6);
   });
 
   it('no label can carry an unbounded value (an id, an account, a URL or a path)', () => {
     const allowed = new Set(['method', 'route', 'status', 'kind', 'tier', 'stage', 'outcome', 'reason', 'queue']);
-    allowed.add('model');
+    for (const n of ['model', 'role', 'dependency']) allowed.add(n);
     // Node's process metrics label by bounded runtime facts.
     for (const n of ['type', 'space', 'kind', 'version', 'major', 'minor', 'patch']) allowed.add(n);
     expect(all.find((m) => m.name === 'stemforge_http_requests_total')?.labels).toEqual(['method', 'route', 'status']);
@@ -71,6 +93,25 @@ describe('metric names and labels', () => {
     const on = loadConfig({ METRICS_TOKEN: 'a-token-of-32-characters-or-so!!', METRICS_PORT: '9464' });
     expect(on.metrics).toEqual({ token: 'a-token-of-32-characters-or-so!!', port: 9464 });
     expect(loadConfig({ METRICS_TOKEN: ' ' }).metrics).toEqual({ token: undefined, port: undefined });
+  });
+});
+
+describe('the alert rules (docs/alerts.yml)', () => {
+  const rules: Array<{ alert: string; expr: string }> = parse(readFileSync(join(repo, 'docs', 'alerts.yml'), 'utf8'))
+    .groups[0].rules;
+
+  it('cover dependencies, processes, workers, queue age, job failures and webhooks, on metrics that exist', () => {
+    expect(rules.map((r) => r.alert).sort()).toEqual([
+      'StemforgeDependencyDown',
+      'StemforgeJobFailureRatio',
+      'StemforgeProcessDown',
+      'StemforgeQueueStuck',
+      'StemforgeWebhookFailures',
+      'StemforgeWorkerAbsent',
+    ]);
+    const registry = new Set(fullRegistry().map((m) => m.name));
+    for (const name of new Set(rules.flatMap((r) => metricNamesIn(r.expr))))
+      expect(registry.has(name), name).toBe(true);
   });
 });
 
@@ -103,7 +144,8 @@ describe('the Grafana dashboard (docs/grafana-dashboard.json)', () => {
       'stemforge_webhook_deliveries_total',
       'stemforge_credits_charged_seconds_total',
       'stemforge_http_request_duration_seconds_bucket',
-      'stemforge_process_resident_memory_bytes',
+      'stemforge_processes_resident_memory_bytes',
+      'stemforge_dependency_up',
     ]) {
       expect(text).toContain(needed);
     }
