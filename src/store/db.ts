@@ -16,6 +16,7 @@ import * as m008 from './migrations/008-job-names.ts';
 import * as m009 from './migrations/009-admin.ts';
 import * as m010 from './migrations/010-crash-accounting.ts';
 import * as m012 from './migrations/012-wide-amounts.ts';
+import * as m016 from './migrations/016-practice.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   '009-admin': m009,
   '010-crash-accounting': m010,
   '012-wide-amounts': m012,
+  '016-practice': m016,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
