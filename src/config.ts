@@ -54,7 +54,7 @@ const envSchema = z.object({
   JOB_MAX_CRASHES: int(1, 100).default(3),
   OUTPUT_RETENTION_HOURS: num(0.001).default(24),
   /** What one account may keep past retention (the dashboard's Keep), in MiB of job files; 0: Keep is off. */
-  KEEP_LIMIT_MB: int(0).default(3072),
+  KEEP_LIMIT_MB: num(0).default(3072),
   /** How often a running process sweeps the temporary places for what dead processes left. */
   ORPHAN_SWEEP_SECONDS: int(5, 86_400).default(300),
   REDIS_URL: optionalString.pipe(z.url().optional()),
@@ -310,7 +310,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxCrashes: e.JOB_MAX_CRASHES,
     },
     retentionSeconds: Math.round(e.OUTPUT_RETENTION_HOURS * 3600),
-    keepLimitBytes: e.KEEP_LIMIT_MB * 1024 * 1024,
+    keepLimitBytes: Math.round(e.KEEP_LIMIT_MB * 1024 * 1024),
     orphanSweepSeconds: e.ORPHAN_SWEEP_SECONDS,
     redisPrefix: e.REDIS_PREFIX,
     storage: STORAGE_SETTINGS[e.STORAGE](e, dataDir),

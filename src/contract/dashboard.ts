@@ -233,6 +233,22 @@ export const PlayerSettings = z.object({
 /** GET /jobs/:id/player-settings: null until the player saved any. */
 export const StoredPlayerSettings = z.object({ settings: PlayerSettings.nullable() });
 
+/**
+ * GET /jobs/:id/export: a stem or the mix at a tempo and pitch, in a format, rendered by the server.
+ * `gains`, for a mix: each stem's gain as heard, "vocals:0,drums:1,bass:0.5" (a stem left out is silent).
+ */
+export const ExportQuery = z.object({
+  what: z.string().trim().min(1).max(40).default('mix'),
+  format: OutputFormat.default('WAV'),
+  tempo: z.coerce.number().min(0.5).max(1.5).default(1),
+  pitch: z.coerce.number().int().min(-12).max(12).default(0),
+  gains: z
+    .string()
+    .max(600)
+    .regex(/^([\w-]{1,40}:(0|1|0?\.\d{1,4}))(,[\w-]{1,40}:(0|1|0?\.\d{1,4}))*$/, 'name:gain pairs, comma-separated')
+    .optional(),
+});
+
 /** GET /keep: what the account keeps past retention against the limit this server sets (0: Keep is off). */
 export const KeepUsage = z.object({
   jobs: z.number().int(),
@@ -315,5 +331,6 @@ export type UploadGrantRequestBody = z.input<typeof UploadGrantRequest>;
 export type JobAnalysisBody = z.infer<typeof DashboardJobAnalysis>;
 export type PlayerSettingsBody = z.infer<typeof PlayerSettings>;
 export type StoredPlayerSettingsBody = z.infer<typeof StoredPlayerSettings>;
+export type ExportQueryBody = z.input<typeof ExportQuery>;
 export type KeepUsageBody = z.infer<typeof KeepUsage>;
 export type ErrorBodyShape = { error: { code: string; message: string } };

@@ -1,13 +1,17 @@
 import { IdParams } from '../../contract/common.ts';
 import {
   DashboardJobAnalysis,
+  ExportQuery,
   JobView,
   KeepUsage,
   PlayerSettings,
   StoredPlayerSettings,
 } from '../../contract/dashboard.ts';
 import { keepJob, keepUsageOf, unkeepJob } from '../../jobs/actions/keep-job.ts';
+import { renderExport } from '../../jobs/outputs/export-audio.ts';
 import { presentJobAnalysis } from '../../jobs/outputs/job-analysis.ts';
+import { audioFormatOf } from '../../domain/vocabulary.ts';
+import { attachmentDisposition } from '../../storage/content-disposition.ts';
 import { playerSettingsOf, savePlayerSettingsOf } from '../../jobs/player-settings.ts';
 import { runningFacts } from '../../jobs/present/running-facts.ts';
 import { defineRoute } from '../../routing/route.ts';
@@ -94,6 +98,37 @@ export function practiceRoutes(rt: Runtime) {
         const accountId = sessionOf(request).accountId;
         await unkeepJob(rt, accountId, params.id);
         return view(accountId, params.id);
+      },
+    }),
+    defineRoute({
+      ...base,
+      ...byId,
+      method: 'GET',
+      url: `${DASHBOARD_API}/jobs/:id/export`,
+      summary: 'A stem or the mix at a tempo and pitch, as WAV, MP3 or FLAC, named after what it holds',
+      query: ExportQuery,
+      status: 200,
+      response: null,
+      handler: async ({ request, params, query, reply }) => {
+        const row = await ownJob(rt, sessionOf(request).accountId, params.id);
+        const gains = Object.fromEntries(
+          (query.gains ?? '').split(',').flatMap((pair) => {
+            const [name, gain] = pair.split(':');
+            return name && gain ? [[name, Number(gain)]] : [];
+          }),
+        );
+        const out = await renderExport({ store: rt.store, tools: rt.config.ffmpeg }, row, {
+          what: query.what,
+          format: audioFormatOf(query.format),
+          tempo: query.tempo,
+          pitch: query.pitch,
+          gains,
+        });
+        reply
+          .header('content-type', out.contentType)
+          .header('content-length', String(out.size))
+          .header('content-disposition', attachmentDisposition(out.fileName));
+        return out.stream;
       },
     }),
     defineRoute({

@@ -3,6 +3,7 @@ import type { JobViewBody } from '../../../src/contract/dashboard.ts';
 import { api, messageOf } from '../api.ts';
 import { navigate } from '../router.ts';
 import { isRunning } from './job-status.tsx';
+import { KeepButton } from './keep-button.tsx';
 
 /**
  * What one does to a job from its page: rename it, cancel it while it runs (credits released), or
@@ -105,6 +106,7 @@ export function JobActions({ job, reload }: { job: JobViewBody; reload: () => Pr
               Delete
             </button>
           )}
+          <KeepButton job={job} reload={reload} />
         </div>
       )}
       <p class="muted" aria-live="polite">
