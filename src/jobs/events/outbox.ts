@@ -6,7 +6,6 @@ import { insertPendingDeliveries } from '../../store/webhook-deliveries.ts';
 import type { BlobStore } from '../../storage/blob-store.ts';
 import { buildWebhookPayload, eventUrlSeconds } from './webhook-payload.ts';
 
-
 /**
  * The outbox: called inside the transaction that moves a job to COMPLETED or FAILED, it writes one
  * pending delivery per active webhook of the account subscribed to the event, when the job's kind
