@@ -4,7 +4,15 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { startTestServer, type TestServer } from './helpers/server.ts';
-import { CHROMIUM, ensureWebBuilt, expectAccessible, heading, signInAs, stepsInOrder, watchPage } from './helpers/browser.ts';
+import {
+  CHROMIUM,
+  ensureWebBuilt,
+  expectAccessible,
+  heading,
+  signInAs,
+  stepsInOrder,
+  watchPage,
+} from './helpers/browser.ts';
 import { mp3Of } from './helpers/practice-job.ts';
 import { commitFinishedJob } from './helpers/finished-job.ts';
 import { readStoredZip } from './helpers/zip.ts';
@@ -17,7 +25,21 @@ const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch:
 
 /** A 29.5-second WAV (8 kHz mono: small), as a browser reads a chosen file. */
 function wavOf(seconds: number): Buffer {
-  return execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'sine=frequency=330:sample_rate=8000', '-t', String(seconds), '-ac', '1', '-f', 'wav', 'pipe:1']);
+  return execFileSync('ffmpeg', [
+    '-v',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=330:sample_rate=8000',
+    '-t',
+    String(seconds),
+    '-ac',
+    '1',
+    '-f',
+    'wav',
+    'pipe:1',
+  ]);
 }
 
 /**
@@ -69,8 +91,13 @@ describe('the walk of issue 43: defects (Chromium, real server)', () => {
 
   test('random bytes named .mp3 are flagged before upload; two 29.5 s files are 1:00 and 60 credits, said one way', async () => {
     await choose([{ name: 'noise.mp3', mimeType: 'audio/mpeg', buffer: randomBytes(300_000) }, ...files]);
-    await page.locator('.chosen li.refused').getByText(/not audio this browser can read/).waitFor();
-    await expect.poll(() => page.locator('.cost').textContent()).toMatch(/^Estimated cost: 60 credits for 1:00 of audio in 2 files\./);
+    await page
+      .locator('.chosen li.refused')
+      .getByText(/not audio this browser can read/)
+      .waitFor();
+    await expect
+      .poll(() => page.locator('.cost').textContent())
+      .toMatch(/^Estimated cost: 60 credits for 1:00 of audio in 2 files\./);
     expect(await page.locator('.chosen li:not(.refused) .muted').allTextContents()).toEqual([
       expect.stringMatching(/, 30 s$/),
       expect.stringMatching(/, 30 s$/),
@@ -103,7 +130,7 @@ describe('the walk of issue 43: defects (Chromium, real server)', () => {
   });
 
   test('queued jobs: positions and times add up (one behind another says more time left)', async () => {
-    const res = await page.evaluate(async () => (await fetch('/dashboard/api/jobs?limit=10')).json());
+    const res: any = await page.evaluate(async () => (await fetch("/dashboard/api/jobs?limit=10")).json());
     const queued = (res.jobs as { status: string; queuePosition: number; secondsLeft: number; createdAt: string }[])
       .filter((j) => j.status === 'PENDING')
       .sort((a, b) => a.queuePosition - b.queuePosition);
@@ -128,21 +155,30 @@ describe('the walk of issue 43: defects (Chromium, real server)', () => {
     // "Instrumental" on one line at 1440 px.
     const name = page.locator('li.stem[data-stem="instrumental"] .stem-name');
     await name.waitFor();
-    const lineHeight = await name.evaluate((e) => Number.parseFloat((globalThis as any).getComputedStyle(e).lineHeight));
+    const lineHeight = await name.evaluate((e) =>
+      Number.parseFloat((globalThis as any).getComputedStyle(e).lineHeight),
+    );
     expect((await name.boundingBox())!.height).toBeLessThan(lineHeight * 1.5);
     await page.getByRole('button', { name: 'Rename' }).click();
-    await expect.poll(() => page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('type'))).toBe('text');
+    await expect
+      .poll(() => page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('type')))
+      .toBe('text');
     await page.keyboard.type('Not this');
     await page.keyboard.press('Escape');
     await expect(page.getByLabel('New name').count()).resolves.toBe(0);
-    await expect.poll(() => page.evaluate(() => (globalThis as any).document.activeElement?.textContent)).toBe('Rename');
+    await expect
+      .poll(() => page.evaluate(() => (globalThis as any).document.activeElement?.textContent))
+      .toBe('Rename');
     await heading(page, 'song.wav');
     await page.getByRole('button', { name: 'Rename' }).click();
     await page.getByLabel('New name').fill('Live take');
     await page.keyboard.press('Enter');
     await heading(page, 'Live take');
     await page.getByRole('link', { name: 'Live take-vocals.mp3' }).waitFor();
-    const [zip] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download all (ZIP)' }).click()]);
+    const [zip] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download all (ZIP)' }).click(),
+    ]);
     expect(zip.suggestedFilename()).toBe('Live take.zip');
     expect([...readStoredZip(await readFile((await zip.path())!)).keys()].sort()).toEqual([
       'Live take-instrumental.mp3',
@@ -168,11 +204,15 @@ describe('the walk of issue 43: defects (Chromium, real server)', () => {
         if (name === 'phone' && colorScheme === 'light') {
           await p.goto(`${s.base}/jobs`);
           await p.locator('tbody tr[data-job] a').first().waitFor();
-          for (const h of await p.locator('tbody tr[data-job] td a').evaluateAll((as) => as.map((a) => a.getBoundingClientRect().height)))
+          for (const h of await p
+            .locator('tbody tr[data-job] td a')
+            .evaluateAll((as) => as.map((a) => a.getBoundingClientRect().height)))
             expect(h).toBeGreaterThanOrEqual(44);
           await p.goto(`${s.base}/jobs/${completedId}`);
           await p.locator('.files a').first().waitFor();
-          for (const h of await p.locator('.files a').evaluateAll((as) => as.map((a) => a.getBoundingClientRect().height)))
+          for (const h of await p
+            .locator('.files a')
+            .evaluateAll((as) => as.map((a) => a.getBoundingClientRect().height)))
             expect(h).toBeGreaterThanOrEqual(44);
         }
         await c.close();

@@ -3,7 +3,15 @@ import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { startTestServer, type TestServer } from './helpers/server.ts';
-import { CHROMIUM, ensureWebBuilt, expectAccessible, heading, signInAs, stepsInOrder, watchPage } from './helpers/browser.ts';
+import {
+  CHROMIUM,
+  ensureWebBuilt,
+  expectAccessible,
+  heading,
+  signInAs,
+  stepsInOrder,
+  watchPage,
+} from './helpers/browser.ts';
 import { GRID, practiceJob } from './helpers/practice-job.ts';
 import { createAccount } from '../src/store/accounts.ts';
 import { setPasswordHash } from '../src/store/account-passwords.ts';
@@ -62,12 +70,14 @@ describe('practice mode (Chromium, real server)', () => {
 
   test('click and count-in: a bar of clicks, then the stems play and the click follows the beats', async () => {
     await open(jobId);
-    await expect(page.getByLabel('Count-in (one bar)').isChecked()).resolves.toBe(true);
+    await page.getByLabel('Count-in (one bar)').check();
     await page.getByLabel('Click', { exact: true }).check();
     await page.getByRole('button', { name: 'Play' }).click();
     // One bar of count-in in 4/4: four clicks are scheduled before the stems start.
     await expect.poll(() => attr('data-count-in')).toBe('4');
-    await expect.poll(async () => Number(await page.locator('.clock').getAttribute('data-position'))).toBeGreaterThan(0.6);
+    await expect
+      .poll(async () => Number(await page.locator('.clock').getAttribute('data-position')))
+      .toBeGreaterThan(0.6);
     // The click goes on over the song's beats.
     await expect.poll(async () => Number(await attr('data-clicks'))).toBeGreaterThan(6);
     await page.getByRole('button', { name: 'Pause' }).click();
@@ -145,15 +155,23 @@ describe('practice mode (Chromium, real server)', () => {
   test('exports are rendered at the tempo and pitch set, named after what they hold', async () => {
     await page.getByLabel('What to export').selectOption('drums');
     await page.getByLabel('Export format').selectOption('MP3');
-    const [stem] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download export' }).click()]);
+    const [stem] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download export' }).click(),
+    ]);
     expect(stem.suggestedFilename()).toBe('song - drums - 75% - 0st.mp3');
     const probe = (path: string) =>
-      Number(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', path]).toString());
+      Number(
+        execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', path]).toString(),
+      );
     // 8 s at 75 %: 10.7 s.
     expect(probe((await stem.path())!)).toBeCloseTo(8 / 0.75, 0);
     await page.getByLabel('What to export').selectOption('mix');
     await page.getByLabel('Export format').selectOption('FLAC');
-    const [mix] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download export' }).click()]);
+    const [mix] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download export' }).click(),
+    ]);
     // Vocals are muted: the mix says so.
     expect(mix.suggestedFilename()).toBe('song - mix without vocals - 75% - 0st.flac');
     const flac = await readFile((await mix.path())!);
@@ -188,7 +206,9 @@ describe('practice mode (Chromium, real server)', () => {
     await page.getByText('Click, count-in and snapping are off: This job was analysed before beats were').waitFor();
     await page.getByText('No chords: this job was analysed before chords were.').waitFor();
     await page.getByRole('button', { name: 'Play' }).click();
-    await expect.poll(async () => Number(await page.locator('.clock').getAttribute('data-position'))).toBeGreaterThan(0.3);
+    await expect
+      .poll(async () => Number(await page.locator('.clock').getAttribute('data-position')))
+      .toBeGreaterThan(0.3);
     await page.getByRole('button', { name: 'Pause' }).click();
   });
 

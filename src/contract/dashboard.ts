@@ -331,6 +331,5 @@ export type UploadGrantRequestBody = z.input<typeof UploadGrantRequest>;
 export type JobAnalysisBody = z.infer<typeof DashboardJobAnalysis>;
 export type PlayerSettingsBody = z.infer<typeof PlayerSettings>;
 export type StoredPlayerSettingsBody = z.infer<typeof StoredPlayerSettings>;
-export type ExportQueryBody = z.input<typeof ExportQuery>;
 export type KeepUsageBody = z.infer<typeof KeepUsage>;
 export type ErrorBodyShape = { error: { code: string; message: string } };

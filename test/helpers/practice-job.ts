@@ -11,7 +11,25 @@ export function mp3Of(source: string, seconds: number): Buffer {
   const dir = mkdtempSync(join(tmpdir(), 'practice-'));
   try {
     const out = join(dir, 'a.mp3');
-    execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', source, '-t', String(seconds), '-ac', '2', '-ar', '44100', '-c:a', 'libmp3lame', '-b:a', '128k', out]);
+    execFileSync('ffmpeg', [
+      '-v',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      source,
+      '-t',
+      String(seconds),
+      '-ac',
+      '2',
+      '-ar',
+      '44100',
+      '-c:a',
+      'libmp3lame',
+      '-b:a',
+      '128k',
+      out,
+    ]);
     return readFileSync(out);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -66,7 +66,10 @@ function stretchFilters(tempo: number, pitch: number, withRubberband: boolean): 
   if (tempo === 1 && pitch === 0) return [];
   const ratio = 2 ** (pitch / 12);
   if (withRubberband) return [`rubberband=tempo=${tempo}:pitch=${ratio.toFixed(6)}:pitchq=quality`];
-  return [...(pitch === 0 ? [] : [`asetrate=44100*${ratio.toFixed(6)}`, 'aresample=44100']), ...atempoChain(tempo / ratio)];
+  return [
+    ...(pitch === 0 ? [] : [`asetrate=44100*${ratio.toFixed(6)}`, 'aresample=44100']),
+    ...atempoChain(tempo / ratio),
+  ];
 }
 
 /** "+2st", "−3st" as a file name says it ("-3st"), "0st". */
@@ -84,7 +87,11 @@ export function exportFileName(song: string, what: string, heard: string[], all:
       : left.length < heard.length
         ? `mix without ${left.join(', ')}`
         : `mix of ${heard.join(', ')}`;
-  const base = song.replace(/\.[A-Za-z0-9]{1,8}$/, '').replace(/[^\w .()+,-]+/g, '_').trim() || 'audio';
+  const base =
+    song
+      .replace(/\.[A-Za-z0-9]{1,8}$/, '')
+      .replace(/[^\w .()+,-]+/g, '_')
+      .trim() || 'audio';
   return `${base} - ${holds} - ${Math.round(r.tempo * 100)}% - ${semitones(r.pitch)}.${r.format}`.slice(-255);
 }
 
@@ -138,6 +145,11 @@ export async function renderExport(
       chain,
       '-ar',
       '44100',
+      // No encoder tag: a WAV gets the plain 44-byte header every reader knows.
+      '-fflags',
+      '+bitexact',
+      '-map_metadata',
+      '-1',
       ...CODEC_ARGS[r.format],
       out,
     ]);

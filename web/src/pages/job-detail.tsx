@@ -107,7 +107,9 @@ export function JobDetail({ id }: { id: string }) {
             <>
               <dt>Files kept</dt>
               <dd class="kept-until">
-                {job.kept ? 'Kept by you: not deleted until you un-keep it' : `Until ${dateTime(job.expiresAt)} (then deleted)`}
+                {job.kept
+                  ? 'Kept by you: not deleted until you un-keep it'
+                  : `Until ${dateTime(job.expiresAt)} (then deleted)`}
               </dd>
             </>
           )}

@@ -18,7 +18,9 @@ export function beatGrid(analysis: JobAnalysisBody | null | undefined): BeatGrid
   if (analysis.beats === null) return 'This job was analysed before beats were, so it has none.';
   if (analysis.beats.length < 2) return 'No steady beat was found in this song.';
   const beatsPerBar = analysis.beatsPerBar ?? 4;
-  const downbeats = analysis.downbeats?.length ? analysis.downbeats : analysis.beats.filter((_, i) => i % beatsPerBar === 0);
+  const downbeats = analysis.downbeats?.length
+    ? analysis.downbeats
+    : analysis.beats.filter((_, i) => i % beatsPerBar === 0);
   return { beats: analysis.beats, downbeats, beatsPerBar };
 }
 
@@ -45,7 +47,10 @@ export function snapTime(t: number, snap: Snap, grid: BeatGrid | string): number
 
 /** The beat period around `t` (seconds at 100 %): the gap between the beats on either side of it. */
 export function beatPeriodAt(grid: BeatGrid, t: number): number {
-  const i = Math.max(1, grid.beats.findIndex((b) => b >= t));
+  const i = Math.max(
+    1,
+    grid.beats.findIndex((b) => b >= t),
+  );
   const a = grid.beats[i - 1] ?? 0;
   const b = grid.beats[i] ?? a + 0.5;
   return Math.max(0.2, b - a);

@@ -23,13 +23,12 @@ export function ChordLane({
   if (!chords?.length || duration <= 0) return <p class="muted chord-lane-empty">{why}</p>;
   const now = chords.find((c) => position >= c.start && position < c.end);
   return (
-    <div class="chord-lane" role="list" aria-label="Chords" data-chord={now?.chord ?? ''}>
+    <ul class="chord-lane" aria-label="Chords" data-chord={now?.chord ?? ''}>
       {chords.map((c) => {
         const left = (c.start / duration) * 100;
         const width = ((Math.min(c.end, duration) - c.start) / duration) * 100;
         return (
-          <span
-            role="listitem"
+          <li
             key={c.start}
             class={c === now ? 'chord now' : c.chord === 'N' ? 'chord none' : 'chord'}
             aria-current={c === now ? 'true' : undefined}
@@ -37,9 +36,9 @@ export function ChordLane({
             style={{ left: `${left}%`, width: `${width}%` }}
           >
             {chordName(c.chord)}
-          </span>
+          </li>
         );
       })}
-    </div>
+    </ul>
   );
 }

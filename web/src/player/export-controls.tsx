@@ -27,7 +27,11 @@ export function ExportControls({ engine, jobId }: { engine: Multitrack | null; j
     <div class="export">
       <label class="inline">
         Export
-        <select aria-label="What to export" value={what} onChange={(e) => setWhat((e.target as HTMLSelectElement).value)}>
+        <select
+          aria-label="What to export"
+          value={what}
+          onChange={(e) => setWhat((e.target as HTMLSelectElement).value)}
+        >
           <option value="mix">the mix as heard</option>
           {tracks.map((t) => (
             <option key={t.name} value={t.name}>
@@ -38,7 +42,11 @@ export function ExportControls({ engine, jobId }: { engine: Multitrack | null; j
       </label>
       <label class="inline">
         as
-        <select aria-label="Export format" value={format} onChange={(e) => setFormat((e.target as HTMLSelectElement).value as typeof format)}>
+        <select
+          aria-label="Export format"
+          value={format}
+          onChange={(e) => setFormat((e.target as HTMLSelectElement).value as typeof format)}
+        >
           {FORMATS.map((f) => (
             <option key={f} value={f}>
               {f}
@@ -61,8 +69,8 @@ export function ExportControls({ engine, jobId }: { engine: Multitrack | null; j
         </a>
       )}
       <span class="muted">
-        at {Math.round((engine?.tempo ?? 1) * 100)} % and {engine?.pitch ?? 0} semitones; the stem links below are
-        the originals.
+        at {Math.round((engine?.tempo ?? 1) * 100)} % and {engine?.pitch ?? 0} semitones; the stem links below are the
+        originals.
       </span>
     </div>
   );

@@ -196,7 +196,11 @@ export function StemPlayer({ stems, mode = 'mix', jobId, analysis }: Props) {
       // The click's clicks scheduled so far and the last count-in's, the loop, and the settings' saving.
       data-clicks={click?.clicks ?? 0}
       data-count-in={click?.countedIn ?? 0}
-      data-loop={engine ? `${engine.loop.enabled ? 'on' : 'off'}:${engine.loop.start.toFixed(3)}-${engine.loop.end.toFixed(3)}` : ''}
+      data-loop={
+        engine
+          ? `${engine.loop.enabled ? 'on' : 'off'}:${engine.loop.start.toFixed(3)}-${engine.loop.end.toFixed(3)}`
+          : ''
+      }
       data-settings={saving}
     >
       <div class="transport">
@@ -268,7 +272,7 @@ export function StemPlayer({ stems, mode = 'mix', jobId, analysis }: Props) {
           />
         ))}
         {mode === 'mix' && (
-          <li class="stem chord-row">
+          <li class="chord-row">
             <span class="stem-name">Chords</span>
             <ChordLane
               chords={analysis?.chords ?? null}

@@ -12,7 +12,7 @@ export interface Practice {
   snap: Snap;
 }
 
-export const DEFAULT_PRACTICE: Practice = { click: false, clickVolume: 0.6, countIn: true, snap: 'beat' };
+export const DEFAULT_PRACTICE: Practice = { click: false, clickVolume: 0.6, countIn: false, snap: 'beat' };
 
 /** A change is saved this long after the last one (a slider dragged saves once). */
 const SAVE_AFTER_MS = 600;
