@@ -185,6 +185,8 @@ export function StemPlayer({ stems, mode = 'mix', jobId, analysis }: Props) {
     <section
       class="player"
       aria-label={mode === 'ab' ? 'A/B player' : 'Stem player'}
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: focusing the player takes its keys away from a slider or field
+      tabIndex={0}
       data-ready={decoded ? 'true' : 'false'}
       data-load-ms={loadMs ?? ''}
       data-play-latency-ms={latencyMs ?? ''}
