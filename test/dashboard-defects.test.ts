@@ -130,7 +130,7 @@ describe('the walk of issue 43: defects (Chromium, real server)', () => {
   });
 
   test('queued jobs: positions and times add up (one behind another says more time left)', async () => {
-    const res: any = await page.evaluate(async () => (await fetch("/dashboard/api/jobs?limit=10")).json());
+    const res: any = await page.evaluate(async () => (await fetch('/dashboard/api/jobs?limit=10')).json());
     const queued = (res.jobs as { status: string; queuePosition: number; secondsLeft: number; createdAt: string }[])
       .filter((j) => j.status === 'PENDING')
       .sort((a, b) => a.queuePosition - b.queuePosition);
