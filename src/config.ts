@@ -54,6 +54,8 @@ const envSchema = z.object({
   /** Attempts of a job cut by a process dying (kill -9, out of memory) before the job is FAILED. */
   JOB_MAX_CRASHES: int(1, 100).default(3),
   OUTPUT_RETENTION_HOURS: num(0.001).default(24),
+  /** What one account may keep past retention (the dashboard's Keep), in MiB of job files; 0: Keep is off. */
+  KEEP_LIMIT_MB: num(0).default(3072),
   /** How often a running process sweeps the temporary places for what dead processes left. */
   ORPHAN_SWEEP_SECONDS: int(5, 86_400).default(300),
   REDIS_URL: optionalString.pipe(z.url().optional()),
@@ -187,6 +189,8 @@ export interface Config {
     maxCrashes: number;
   };
   retentionSeconds: number;
+  /** KEEP_LIMIT_MB in bytes: what one account may keep past retention; 0 turns Keep off. */
+  keepLimitBytes: number;
   /** ORPHAN_SWEEP_SECONDS: the orphan sweep's period (`src/startup-sweep.ts`). */
   orphanSweepSeconds: number;
   /** Namespace of every Redis key (queues, rate-limit counters): deployments can share a Redis. */
@@ -321,6 +325,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxCrashes: e.JOB_MAX_CRASHES,
     },
     retentionSeconds: Math.round(e.OUTPUT_RETENTION_HOURS * 3600),
+    keepLimitBytes: Math.round(e.KEEP_LIMIT_MB * 1024 * 1024),
     orphanSweepSeconds: e.ORPHAN_SWEEP_SECONDS,
     redisPrefix: e.REDIS_PREFIX,
     storage: STORAGE_SETTINGS[e.STORAGE](e, dataDir),

@@ -78,7 +78,9 @@ describe.each(dialects)('dashboard API: job actions (%s)', (dialect) => {
     });
     expect(caps.balanceSeconds).toBe(300);
     expect(caps.creditsPerAudioSecond).toBe(1);
-    expect(caps.secondsPerAudioSecond.FAST).toBeGreaterThan(0);
+    expect(caps.pace.FAST).toMatchObject({ measuredJobs: 0 });
+    expect(caps.pace.FAST!.perAudioSecond).toBeGreaterThan(0);
+    expect(caps.workerConcurrency).toBe(s.rt.config.workers.concurrency);
     // What the form offers is what the API accepts: the refused combination is the one left out.
     const refused = await c.call('POST', '/jobs', {
       kind: 'stem',

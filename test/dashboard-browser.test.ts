@@ -280,8 +280,9 @@ describe('dashboard (Chromium, real server)', () => {
     // The mix of what is heard (vocals muted, other at half) renders to a WAV of the job's length.
     const [mix] = await Promise.all([
       page.waitForEvent('download'),
-      page.getByRole('button', { name: 'Download mix (WAV)' }).click(),
+      page.getByRole('link', { name: 'Download export' }).click(),
     ]);
+    expect(mix.suggestedFilename()).toMatch(/ - mix without vocals - 100% - 0st\.wav$/);
     const wav = await readFile((await mix.path())!);
     expect(wav.subarray(0, 4).toString()).toBe('RIFF');
     const seconds = wav.readUInt32LE(40) / wav.readUInt32LE(28);

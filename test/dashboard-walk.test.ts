@@ -235,13 +235,14 @@ describe('dashboard walk (Chromium, real jobs)', () => {
     expect(slow / normal).toBeLessThan(0.65);
     await page.getByLabel('Pitch').fill('2');
     await page.locator('.tempo-pitch[data-pitch="2"]').waitFor();
-    await page.getByText('The downloaded mix follows the tempo and pitch set here').waitFor();
+    await page.locator('.export').getByText('at 50 % and 2 semitones').waitFor();
     await page.getByRole('button', { name: 'Mute Vocals' }).click();
     await page.getByRole('button', { name: 'Pause' }).click();
     const [mix] = await Promise.all([
       page.waitForEvent('download', { timeout: 60_000 }),
-      page.getByRole('button', { name: 'Download mix (WAV)' }).click(),
+      page.getByRole('link', { name: 'Download export' }).click(),
     ]);
+    expect(mix.suggestedFilename()).toBe('Verse - mix without vocals - 50% - +2st.wav');
     const wav = await readFile((await mix.path())!);
     // Half the tempo: twice the clip's length.
     const seconds = wav.readUInt32LE(40) / wav.readUInt32LE(28);

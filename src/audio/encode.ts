@@ -25,7 +25,7 @@ export interface EncoderOptions {
   outputSampleRate?: number;
 }
 
-const CODEC_ARGS: Record<AudioFormat, string[]> = {
+export const CODEC_ARGS: Record<AudioFormat, string[]> = {
   // 320 kbps CBR: the highest MP3 bitrate; users of stem services complain about 128 kbps defaults.
   mp3: ['-c:a', 'libmp3lame', '-b:a', '320k', '-f', 'mp3'],
   wav: ['-c:a', 'pcm_s16le', '-f', 'wav'],

@@ -1,5 +1,5 @@
 import type { JobSummaryBody, JobViewBody } from '../contract/dashboard.ts';
-import { DOWNLOAD_URL_TTL_SECONDS } from '../jobs/outputs/outputs.ts';
+import { DOWNLOAD_URL_TTL_SECONDS, shownFileName } from '../jobs/outputs/outputs.ts';
 import { presenterOf } from '../jobs/present/job-presenters.ts';
 import { jobTitle } from '../jobs/present/job-title.ts';
 import { presentProgress } from '../jobs/present/present-progress.ts';
@@ -29,6 +29,7 @@ export function presentSummary(row: JobRow, facts: RunningFacts): JobSummaryBody
     keyConfidence: meta?.keyConfidence ?? null,
     createdAt: row.created_at,
     completedAt: row.completed_at,
+    kept: row.kept_at !== null,
   };
 }
 
@@ -47,15 +48,16 @@ async function signedOutputs(row: JobRow, store: BlobStore, site: string): Promi
   if (!stored) return {};
   const entries = await Promise.all(
     Object.entries(stored).map(async ([name, o]) => {
+      const fileName = shownFileName(row, name, o);
       const [{ url }, stat] = await Promise.all([
         store.signedDownloadUrl(o.key, {
-          fileName: o.fileName,
+          fileName,
           contentType: o.contentType,
           expiresInSeconds: DOWNLOAD_URL_TTL_SECONDS,
         }),
         store.stat(o.key),
       ]);
-      const entry = { url: relativeToSite(url, site), fileName: o.fileName, format: formatOf(o.fileName) };
+      const entry = { url: relativeToSite(url, site), fileName, format: formatOf(fileName) };
       return [name, stat ? { ...entry, sizeBytes: stat.size } : entry] as const;
     }),
   );

@@ -7,6 +7,7 @@ import { dashboardGuard } from './guard.ts';
 import { jobActionRoutes } from './routes/job-actions.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { keyRoutes } from './routes/keys.ts';
+import { practiceRoutes } from './routes/practice.ts';
 import { sessionRoutes } from './routes/sessions.ts';
 import { DEFAULT_WEB_DIR, dashboardCsp, pageRoutes } from './routes/pages.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
@@ -22,6 +23,7 @@ export function registerDashboard(app: FastifyInstance, rt: Runtime, webDir?: st
     ...accountRoutes(rt),
     ...jobRoutes(rt),
     ...jobActionRoutes(rt),
+    ...practiceRoutes(rt),
     ...keyRoutes(rt),
     ...webhookRoutes(rt),
     ...adminRoutes(rt),

@@ -83,6 +83,11 @@ export const errorCatalog = {
   JOB_NOT_CANCELLABLE: { status: 409, message: 'Only a pending or processing job can be cancelled.' },
   JOB_STILL_RUNNING: { status: 409, message: 'The job is still pending or processing; cancel it before deleting it.' },
   OUTPUT_EXPIRED: { status: 410, message: 'The job outputs have expired.' },
+  KEEP_LIMIT_EXCEEDED: {
+    status: 409,
+    message:
+      'Keeping this job would take your kept files past the limit this server sets; un-keep or delete another first.',
+  },
   // dashboard (docs/dashboard.md)
   INVALID_CREDENTIALS: { status: 401, message: 'The email or the password is wrong.' },
   NOT_SIGNED_IN: { status: 401, message: 'Sign in to the dashboard first.' },

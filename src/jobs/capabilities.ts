@@ -2,7 +2,7 @@ import { JOB_KINDS, type JobKind } from '../domain/job-kinds.ts';
 import type { JobDeps } from './deps.ts';
 import { OUTPUT_FORMATS, OUTPUT_TYPES, QUALITIES, STEMS_BY_OUTPUT_TYPE } from '../domain/vocabulary.ts';
 import { denoiseModel, isShipped, separationModelFor } from '../models/registry.ts';
-import { processingFactor } from './estimate.ts';
+import { paceOf, paces } from './estimate.ts';
 import { installedModels } from './installed-models.ts';
 
 /** The tiers a kind's estimates use (its `paceTier`s); keyed by the catalog. */
@@ -13,18 +13,17 @@ const PACE_TIERS: Record<JobKind, readonly string[]> = {
   denoise: ['DENOISE'],
 };
 
-/** Each tier once, with the first kind in the catalog that runs at it (whose measured pace it reports). */
-function paceTiers(): [string, JobKind][] {
-  const seen = new Map<string, JobKind>();
-  for (const kind of JOB_KINDS) for (const tier of PACE_TIERS[kind]) if (!seen.has(tier)) seen.set(tier, kind);
-  return [...seen];
+/** Each tier once. */
+function paceTiers(): string[] {
+  return [...new Set(JOB_KINDS.flatMap((kind) => PACE_TIERS[kind]))];
 }
 
 /**
  * What this deployment can do now, for a form that offers only that: per output type its stems,
  * the tiers the registry serves it at and whether its model is installed where jobs run (the
  * models port: this server, or a live worker); whether voice cleaning is; the limits a file must
- * fit; and the processing speed per tier, for an estimate of the time. The same checks refuse a
+ * fit; and the processing pace per tier (a part per job and one per audio second, as measured
+ * here), for an estimate of the time. The same checks refuse a
  * job that asks for more (`create-stem-job.ts`, `require-model.ts`).
  */
 export async function capabilities(deps: Pick<JobDeps, 'db' | 'config' | 'models'>) {
@@ -41,9 +40,7 @@ export async function capabilities(deps: Pick<JobDeps, 'db' | 'config' | 'models
     }),
   );
   const cleaner = denoiseModel();
-  const speeds = await Promise.all(
-    paceTiers().map(async ([tier, kind]) => [tier, await processingFactor(deps.db, kind, tier)] as const),
-  );
+  const measured = await paces(deps.db);
   const { maxFileSizeBytes, maxDurationSeconds, minDurationSeconds } = deps.config.limits;
   const models = (await installedModels(deps)).map(({ name, family, outputTypes }) => ({ name, family, outputTypes }));
   return {
@@ -56,6 +53,7 @@ export async function capabilities(deps: Pick<JobDeps, 'db' | 'config' | 'models
     creditsPerAudioSecond: 1,
     /** False where METERING=off: jobs cost nothing, whatever the estimate says they would. */
     metering: deps.config.metering,
-    secondsPerAudioSecond: Object.fromEntries(speeds),
+    pace: Object.fromEntries(paceTiers().map((tier) => [tier, paceOf(measured, tier)])),
+    workerConcurrency: deps.config.workers.concurrency,
   };
 }

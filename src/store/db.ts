@@ -18,6 +18,7 @@ import * as m009 from './migrations/009-admin.ts';
 import * as m010 from './migrations/010-crash-accounting.ts';
 import * as m011 from './migrations/011-kept-work.ts';
 import * as m012 from './migrations/012-wide-amounts.ts';
+import * as m016 from './migrations/016-practice.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -46,6 +47,7 @@ export const migrations: Record<string, Migration> = {
   '010-crash-accounting': m010,
   '011-kept-work': m011,
   '012-wide-amounts': m012,
+  '016-practice': m016,
 };
 
 export interface OpenOptions {

@@ -56,41 +56,37 @@ export async function deleteFinishedJob(db: DbOrTx, accountId: string, id: strin
 }
 
 /**
- * The jobs of every account waiting in the same stage ahead of a PENDING job (created before it),
- * with their audio, and the audio still to do of the jobs running in that stage: what the
- * dashboard's queue position and time left are read from. The workers are shared, so every
- * account's jobs count.
+ * What stands before a job in a stage, of every account (the workers are shared): the jobs running
+ * in that stage and those waiting ahead of `before` (created before it; every waiting job when
+ * null), in the order the workers take them. The queue positions and times left are read from them.
  */
 export async function queueAhead(
   db: DbOrTx,
-  job: Pick<JobRow, 'id' | 'created_at' | 'source_key'>,
-  kinds: JobKind[],
-): Promise<{ jobs: number; audioSeconds: number; runningAudioSeconds: number }> {
+  q: { kinds: JobKind[]; stage: 'download' | 'inference'; before: Pick<JobRow, 'id' | 'created_at'> | null },
+): Promise<{ waiting: JobRow[]; running: JobRow[] }> {
   const sameStage = db
     .selectFrom('jobs')
-    .where('kind', 'in', kinds)
-    .where('source_key', job.source_key === null ? 'is' : 'is not', null);
+    .selectAll()
+    .where('kind', 'in', q.kinds)
+    .where('source_key', q.stage === 'download' ? 'is' : 'is not', null);
+  const before = q.before;
+  const waiting = sameStage.where('status', '=', 'PENDING');
   const [ahead, running] = await Promise.all([
-    sameStage
-      .where('status', '=', 'PENDING')
-      .where((eb) =>
-        eb.or([
-          eb('created_at', '<', job.created_at),
-          eb.and([eb('created_at', '=', job.created_at), eb('id', '<', job.id)]),
-        ]),
-      )
-      .select((eb) => [
-        eb.fn.countAll<string | number>().as('n'),
-        eb.fn.sum<string | number | null>('duration_seconds').as('s'),
-      ])
-      .executeTakeFirstOrThrow(),
-    sameStage.where('status', '=', 'PROCESSING').select(['duration_seconds', 'progress']).execute(),
+    (before
+      ? waiting.where((eb) =>
+          eb.or([
+            eb('created_at', '<', before.created_at),
+            eb.and([eb('created_at', '=', before.created_at), eb('id', '<', before.id)]),
+          ]),
+        )
+      : waiting
+    )
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute(),
+    sameStage.where('status', '=', 'PROCESSING').execute(),
   ]);
-  const runningAudioSeconds = running.reduce(
-    (sum, r) => sum + ((r.duration_seconds ?? 0) * (100 - r.progress)) / 100,
-    0,
-  );
-  return { jobs: Number(ahead.n), audioSeconds: Number(ahead.s ?? 0), runningAudioSeconds };
+  return { waiting: ahead, running };
 }
 
 /** Every job of an account (of a kind and status when given), newest first: the dashboard's search reads their titles. */

@@ -43,6 +43,8 @@ export function newJobRow(columns: NewJobColumns): JobRow {
     completed_at: null,
     expires_at: null,
     name: null,
+    kept_at: null,
+    kept_bytes: null,
     ...columns,
   };
 }
@@ -222,13 +224,14 @@ export async function releaseOrphanedLeases(db: DbOrTx): Promise<number> {
   return Number(r.numUpdatedRows);
 }
 
-/** Jobs to expire: finished, with retention ended. */
+/** Jobs to expire: finished, with retention ended, not kept by their owner. */
 export async function listExpiredJobs(db: DbOrTx, nowIso: string, limit = 100): Promise<JobRow[]> {
   return db
     .selectFrom('jobs')
     .selectAll()
     .where('status', 'in', ['COMPLETED', 'FAILED'])
     .where('expires_at', '<', nowIso)
+    .where('kept_at', 'is', null)
     .limit(limit)
     .execute();
 }
@@ -239,36 +242,22 @@ export async function markExpired(db: DbOrTx, id: string): Promise<boolean> {
     .set({ status: 'EXPIRED', outputs_json: null, progress_phase: 'expired' })
     .where('id', '=', id)
     .where('status', 'in', ['COMPLETED', 'FAILED'])
+    .where('kept_at', 'is', null)
     .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
 
-/** Average processing seconds per audio second over recent completed jobs of a kind (null: no history). */
-export async function measuredSecondsPerAudioSecond(db: DbOrTx, kind: JobKind): Promise<number | null> {
-  const rows = await db
+/** Recent completed jobs of these kinds, newest first: what the pace of each tier is measured on. */
+export async function recentCompletedJobs(db: DbOrTx, kinds: JobKind[], limit: number): Promise<JobRow[]> {
+  return db
     .selectFrom('jobs')
-    .select(['started_at', 'completed_at', 'duration_seconds'])
-    .where('kind', '=', kind)
-    .where('status', '=', 'COMPLETED')
-    .orderBy('completed_at', 'desc')
-    .limit(20)
-    .execute();
-  const ratios = rows
-    .filter((r) => r.started_at && r.completed_at && r.duration_seconds)
-    .map((r) => (Date.parse(r.completed_at!) - Date.parse(r.started_at!)) / 1000 / r.duration_seconds!);
-  if (ratios.length === 0) return null;
-  return ratios.reduce((a, b) => a + b, 0) / ratios.length;
-}
-
-/** Seconds of audio waiting or running ahead of a new job (all accounts: they share the workers). */
-export async function queuedAudioSeconds(db: DbOrTx, kinds: JobKind[]): Promise<number> {
-  const row = await db
-    .selectFrom('jobs')
-    .select((eb) => eb.fn.sum<string | number | null>('duration_seconds').as('s'))
+    .selectAll()
     .where('kind', 'in', kinds)
-    .where('status', 'in', ['PENDING', 'PROCESSING'])
-    .executeTakeFirstOrThrow();
-  return Number(row.s ?? 0);
+    .where('status', '=', 'COMPLETED')
+    .where('started_at', 'is not', null)
+    .orderBy('completed_at', 'desc')
+    .limit(limit)
+    .execute();
 }
 
 /** Records what a job was charged (inside the transaction that settles it). */

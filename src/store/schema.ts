@@ -130,6 +130,18 @@ export interface JobsTable {
   expires_at: string | null;
   /** The name its owner gave it in the dashboard; null shows the file name or the media title. */
   name: string | null;
+  /** When its owner chose to keep it past the retention time (the sweeper skips it); null: not kept. */
+  kept_at: string | null;
+  /** Bytes of its files when kept (counted against the account's keep limit); null: not kept. */
+  kept_bytes: number | null;
+}
+
+/** The stem player's settings of one job for one account (JSON of `PlayerSettings`, contract/dashboard.ts). */
+export interface PlayerSettingsTable {
+  account_id: string;
+  job_id: string;
+  settings_json: string;
+  updated_at: string;
 }
 
 export interface WebhooksTable {
@@ -210,6 +222,7 @@ export interface Database {
   credit_ledger: CreditLedgerTable;
   uploads: UploadsTable;
   sessions: SessionsTable;
+  player_settings: PlayerSettingsTable;
 }
 
 export type Db = Kysely<Database>;

@@ -23,7 +23,8 @@ export function bytes(n: number | undefined): string {
   if (n == null) return '';
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
-  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+  if (n < 1024 ** 3) return `${(n / 1024 / 1024).toFixed(1)} MB`;
+  return `${(n / 1024 ** 3).toFixed(1)} GB`;
 }
 
 /** "118 BPM (82 % sure) · B major (64 % sure)": each value with how sure the analysis is of it. */

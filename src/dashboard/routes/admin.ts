@@ -21,6 +21,8 @@ import {
   UsageQuery,
 } from '../../contract/admin.ts';
 import { IdParams } from '../../contract/common.ts';
+import { KeepUsage } from '../../contract/dashboard.ts';
+import { keepUsageOf } from '../../jobs/actions/keep-job.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { defineRoute } from '../../routing/route.ts';
 import type { Runtime } from '../../runtime.ts';
@@ -134,6 +136,20 @@ export function adminRoutes(rt: Runtime) {
       handler: async ({ request, params, query }) => {
         adminOf(request);
         return usageAsAdmin(rt.db, params.id, query);
+      },
+    }),
+    defineRoute({
+      ...base,
+      method: 'GET',
+      url: `${ADMIN}/accounts/:id/keep`,
+      summary: 'What an account keeps past retention (Keep), and the limit',
+      params: IdParams,
+      status: 200,
+      response: KeepUsage,
+      handler: async ({ request, params }) => {
+        adminOf(request);
+        await readAccount(rt.db, params.id);
+        return keepUsageOf(rt, params.id);
       },
     }),
   ];

@@ -2,6 +2,7 @@ import type { JobDeps } from '../deps.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { deleteFinishedJob } from '../../store/job-edits.ts';
 import { findAccountJob } from '../../store/jobs.ts';
+import { deletePlayerSettings } from '../../store/player-settings.ts';
 import { deleteJobFiles } from '../outputs/job-files.ts';
 
 /**
@@ -16,4 +17,5 @@ export async function deleteJob(deps: Pick<JobDeps, 'db' | 'store'>, accountId: 
   if (row.status === 'PENDING' || row.status === 'PROCESSING') throw new ApiError('JOB_STILL_RUNNING');
   await deleteJobFiles(deps.store, row);
   if (!(await deleteFinishedJob(deps.db, accountId, id))) throw new ApiError('JOB_STILL_RUNNING');
+  await deletePlayerSettings(deps.db, id);
 }

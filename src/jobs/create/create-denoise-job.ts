@@ -47,13 +47,7 @@ export async function createDenoiseJob(
       'declared duration differs from the measured one; billing the measured',
     );
   }
-  const estimatedSeconds = await estimateSeconds(
-    deps.db,
-    ['denoise'],
-    input.durationSeconds ?? credits,
-    'DENOISE',
-    deps.config.workers.concurrency,
-  );
+  const estimatedSeconds = await estimateSeconds(deps, input.durationSeconds ?? credits, 'DENOISE');
   return insertHeldJob(
     deps,
     {

@@ -86,13 +86,7 @@ async function createFromInput(
     denoiseVocals: body.denoiseVocals,
     model: body.model,
   };
-  const estimatedSeconds = await estimateSeconds(
-    deps.db,
-    ['stem'],
-    input.durationSeconds ?? credits,
-    body.quality,
-    deps.config.workers.concurrency,
-  );
+  const estimatedSeconds = await estimateSeconds(deps, input.durationSeconds ?? credits, body.quality);
   return insertHeldJob(
     deps,
     {

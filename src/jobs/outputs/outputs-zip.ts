@@ -6,6 +6,7 @@ import { BlobNotFoundError } from '../../storage/errors.ts';
 import type { JobRow } from '../../store/jobs.ts';
 import { jobTitle } from '../present/job-title.ts';
 import { readOutputs } from '../read-job.ts';
+import { shownFileName } from './outputs.ts';
 
 export interface OutputsZip {
   stream: Readable;
@@ -26,10 +27,10 @@ export async function outputsZip(store: BlobStore, row: JobRow): Promise<Outputs
   const outputs = row.status === 'COMPLETED' ? readOutputs(row) : null;
   if (!outputs) throw new ApiError('JOB_NOT_COMPLETED', 'The job has no outputs to download: it has not completed.');
   const entries = await Promise.all(
-    Object.values(outputs).map(async (o) => {
+    Object.entries(outputs).map(async ([stem, o]) => {
       const stat = await store.stat(o.key);
       if (!stat) throw new BlobNotFoundError(o.key);
-      return { ...o, size: stat.size };
+      return { ...o, fileName: shownFileName(row, stem, o), size: stat.size };
     }),
   );
   const zip = new ZipFile();

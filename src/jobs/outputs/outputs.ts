@@ -32,14 +32,24 @@ export async function signOutputs(
   return Object.fromEntries(entries);
 }
 
+/** A name made safe for a header and a file system: what a song's name may keep in a file name. */
+function safeBase(name: string): string {
+  return name.replace(/[^\w .()-]+/g, '_').trim() || 'audio';
+}
+
 /** `<song>-<stem>.<ext>`: the song's name without its extension, made safe for a header. */
 export function outputFileName(inputFileName: string, stem: string, ext: string): string {
-  const base =
-    inputFileName
-      .replace(/\.[A-Za-z0-9]{1,8}$/, '')
-      .replace(/[^\w .()-]+/g, '_')
-      .trim() || 'audio';
-  return `${base}-${stem}.${ext}`;
+  return `${safeBase(inputFileName.replace(/\.[A-Za-z0-9]{1,8}$/, ''))}-${stem}.${ext}`;
+}
+
+/**
+ * The name an output downloads under in the dashboard (its links and the ZIP's entries): after the
+ * name its owner gave the job, once renamed (`<name>-<stem>.<ext>`), else the stored one.
+ */
+export function shownFileName(row: Pick<JobRow, 'name'>, stem: string, stored: StoredOutput): string {
+  if (!row.name) return stored.fileName;
+  const ext = stored.fileName.split('.').pop() ?? 'bin';
+  return `${safeBase(row.name)}-${stem}.${ext}`.slice(-255);
 }
 
 /**

@@ -8,12 +8,26 @@ export interface Chosen {
   file: File;
   /** Seconds, from the file's metadata; null while unknown (or unreadable). */
   duration: number | null;
-  /** Why this file cannot be a job here (too large, too long, too short), found before uploading. */
+  /** Why this file cannot be a job here (not audio, too large, too long, too short), found before uploading. */
   refused: string | null;
+  /** Still being read and decoded. */
+  checking?: boolean;
 }
 
-/** What the server's limits say of a file, before any byte is sent. */
-export function refusal(file: File, duration: number | null, limits: CapabilitiesBody['limits']): string | null {
+/**
+ * The one rounding rule, said one way: a file counts its whole seconds rounded up (what the server
+ * bills, `creditsForDuration`), and lengths shown beside credits are the sum of those.
+ */
+export const billedSeconds = (duration: number) => creditsForDuration(duration);
+
+/** What the server's limits say of a file (and whether it decodes), before any byte is sent. */
+export function refusal(
+  file: File,
+  duration: number | null,
+  limits: CapabilitiesBody['limits'],
+  decodes: boolean | null = null,
+): string | null {
+  if (decodes === false) return 'this is not audio this browser can read (a damaged file, or another format)';
   if (file.size > limits.maxFileSizeBytes) return `larger than the ${bytes(limits.maxFileSizeBytes)} limit`;
   if (duration !== null && duration > limits.maxDurationSeconds)
     return `longer than the ${clock(limits.maxDurationSeconds)} limit`;
@@ -28,6 +42,28 @@ export function refusal(file: File, duration: number | null, limits: Capabilitie
  * it decodes, so this is an estimate. With the balance after, and the processing time at this
  * server's pace for the tier.
  */
+/** What the chosen files cost, and whether the balance covers them (null: metering off, or nothing known). */
+export function costOf(files: Chosen[], caps: CapabilitiesBody) {
+  const usable = files.filter((f) => !f.refused);
+  const known = usable.filter((f) => f.duration !== null);
+  const seconds = known.reduce((n, f) => n + billedSeconds(f.duration!), 0);
+  const credits = seconds * caps.creditsPerAudioSecond;
+  return { usable, known, seconds, credits, covered: !caps.metering || credits <= caps.balanceSeconds };
+}
+
+/**
+ * How long the chosen files take once the first starts: each `perJobSeconds + perAudioSecond x its
+ * length` at the tier's measured pace, run `workers` at a time in order (what the server's queue does).
+ */
+export function batchSeconds(lengths: number[], pace: CapabilitiesBody['pace'][string], workers: number): number {
+  const slots = Array.from({ length: Math.max(1, workers) }, () => 0);
+  for (const length of lengths) {
+    slots.sort((a, b) => a - b);
+    slots[0] = slots[0]! + pace.perJobSeconds + pace.perAudioSecond * length;
+  }
+  return Math.max(...slots);
+}
+
 export function EstimatedCost({
   files,
   caps,
@@ -36,8 +72,8 @@ export function EstimatedCost({
 }: {
   files: Chosen[];
   caps: CapabilitiesBody;
-  /** Processing seconds per audio second for the chosen tier. */
-  pace: number | undefined;
+  /** The chosen tier's pace on this server. */
+  pace: CapabilitiesBody['pace'][string] | undefined;
   /** A remote address, a video or a track: the length is known only once the server reads it. */
   remote: boolean;
 }) {
@@ -56,11 +92,8 @@ export function EstimatedCost({
       </p>
     );
   }
-  const usable = files.filter((f) => !f.refused);
+  const { usable, known, seconds, credits } = costOf(files, caps);
   if (usable.length === 0) return null;
-  const known = usable.filter((f) => f.duration !== null);
-  const credits = known.reduce((n, f) => n + creditsForDuration(f.duration!) * caps.creditsPerAudioSecond, 0);
-  const seconds = known.reduce((n, f) => n + f.duration!, 0);
   const unknown = usable.length - known.length;
   const after = caps.balanceSeconds - credits;
   return (
@@ -78,8 +111,20 @@ export function EstimatedCost({
           <GrantHint needed={credits - caps.balanceSeconds} />
         </>
       )}
-      {pace !== undefined && seconds > 0 && (
-        <> Processing takes about {clock(Math.max(1, seconds * pace))} once started.</>
+      {pace !== undefined && known.length > 0 && (
+        <>
+          {' '}
+          {known.length > 1 ? `The ${known.length} jobs take` : 'Processing takes'} about{' '}
+          {clock(
+            batchSeconds(
+              known.map((f) => f.duration!),
+              pace,
+              caps.workerConcurrency,
+            ),
+          )}{' '}
+          once {known.length > 1 ? 'the first starts' : 'started'}
+          {pace.measuredJobs > 0 ? ' (at the pace measured on this server)' : ''}.
+        </>
       )}
     </p>
   );

@@ -1,8 +1,9 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { JobViewBody } from '../../../src/contract/dashboard.ts';
 import { api, messageOf } from '../api.ts';
 import { navigate } from '../router.ts';
 import { isRunning } from './job-status.tsx';
+import { KeepButton } from './keep-button.tsx';
 
 /**
  * What one does to a job from its page: rename it, cancel it while it runs (credits released), or
@@ -13,6 +14,23 @@ export function JobActions({ job, reload }: { job: JobViewBody; reload: () => Pr
   const [name, setName] = useState(job.title);
   const [note, setNote] = useState('');
   const path = `/jobs/${encodeURIComponent(job.id)}`;
+  const field = useRef<HTMLInputElement>(null);
+  const renameButton = useRef<HTMLButtonElement>(null);
+  const wasRenaming = useRef(false);
+  // Rename moves focus into the field (its text selected); leaving the form returns it to Rename.
+  useEffect(() => {
+    if (renaming) {
+      field.current?.focus();
+      field.current?.select();
+    } else if (wasRenaming.current) {
+      renameButton.current?.focus();
+    }
+    wasRenaming.current = renaming;
+  }, [renaming]);
+  const stopRenaming = () => {
+    setName(job.title);
+    setRenaming(false);
+  };
 
   const act = async (work: () => Promise<string>) => {
     try {
@@ -47,10 +65,20 @@ export function JobActions({ job, reload }: { job: JobViewBody; reload: () => Pr
   return (
     <div class="job-actions">
       {renaming ? (
-        <form class="inline-form" onSubmit={rename}>
+        <form
+          class="inline-form"
+          onSubmit={rename}
+          onKeyDown={(e) => {
+            if (e.key === 'Escape') {
+              e.preventDefault();
+              stopRenaming();
+            }
+          }}
+        >
           <label>
             New name
             <input
+              ref={field}
               type="text"
               value={name}
               maxLength={200}
@@ -60,13 +88,13 @@ export function JobActions({ job, reload }: { job: JobViewBody; reload: () => Pr
           <button type="submit" class="primary">
             Save name
           </button>
-          <button type="button" onClick={() => setRenaming(false)}>
+          <button type="button" onClick={stopRenaming}>
             Keep the name
           </button>
         </form>
       ) : (
         <div class="actions">
-          <button type="button" onClick={() => setRenaming(true)}>
+          <button type="button" ref={renameButton} onClick={() => setRenaming(true)}>
             Rename
           </button>
           {isRunning(job.status) ? (
@@ -78,6 +106,7 @@ export function JobActions({ job, reload }: { job: JobViewBody; reload: () => Pr
               Delete
             </button>
           )}
+          <KeepButton job={job} reload={reload} />
         </div>
       )}
       <p class="muted" aria-live="polite">

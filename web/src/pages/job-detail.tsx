@@ -1,4 +1,4 @@
-import type { JobPeaksBody, JobViewBody } from '../../../src/contract/dashboard.ts';
+import type { JobAnalysisBody, JobPeaksBody, JobViewBody } from '../../../src/contract/dashboard.ts';
 import { ApiError } from '../api.ts';
 import { bpmKey, bytes, dateTime, duration, KIND_LABEL } from '../format.ts';
 import { shortId } from '../job-label.tsx';
@@ -19,6 +19,10 @@ export function JobDetail({ id }: { id: string }) {
   usePolling(job ? isRunning(job.status) : false, reload);
   useJobEndNotifications(job ? [job] : []);
   const peaks = useData<JobPeaksBody>(job?.status === 'COMPLETED' ? `${path}/peaks` : null);
+  // Beats and chords for the practice controls (separations only; a denoise job has none).
+  const analysis = useData<JobAnalysisBody>(
+    job?.status === 'COMPLETED' && job.kind !== 'denoise' ? `${path}/analysis` : null,
+  );
 
   if (error instanceof ApiError && error.status === 404) {
     return (
@@ -54,7 +58,11 @@ export function JobDetail({ id }: { id: string }) {
   });
   const stems = outputs.filter(([name]) => name !== 'fullAudio').map(([name, o]) => stem(name, o));
   const full = job.outputs.fullAudio;
-  const ready = job.status === 'COMPLETED' && stems.length > 0 && peaks.data !== null;
+  const ready =
+    job.status === 'COMPLETED' &&
+    stems.length > 0 &&
+    peaks.data !== null &&
+    (job.kind === 'denoise' || analysis.data !== null || analysis.error !== null);
   const abStems =
     job.kind === 'denoise' && job.input.url
       ? [stem('input', { url: job.input.url, fileName: `original-${job.title}` }), ...stems]
@@ -95,10 +103,14 @@ export function JobDetail({ id }: { id: string }) {
           <dd>{dateTime(job.createdAt)}</dd>
           <dt>{job.status === 'FAILED' ? 'Ended' : 'Completed'}</dt>
           <dd>{dateTime(job.completedAt)}</dd>
-          {job.expiresAt && job.status === 'COMPLETED' && (
+          {job.status === 'COMPLETED' && (job.kept || job.expiresAt) && (
             <>
-              <dt>Files kept until</dt>
-              <dd>{dateTime(job.expiresAt)} (then deleted)</dd>
+              <dt>Files kept</dt>
+              <dd class="kept-until">
+                {job.kept
+                  ? 'Kept by you: not deleted until you un-keep it'
+                  : `Until ${dateTime(job.expiresAt)} (then deleted)`}
+              </dd>
             </>
           )}
           {job.sourceUrl && (
@@ -132,13 +144,13 @@ export function JobDetail({ id }: { id: string }) {
       {ready && abStems && (
         <>
           <h2>Original vs cleaned</h2>
-          <StemPlayer stems={abStems} mode="ab" title={job.title} />
+          <StemPlayer stems={abStems} mode="ab" />
         </>
       )}
       {ready && !abStems && (
         <>
           <h2>Stems</h2>
-          <StemPlayer stems={stems} title={job.title} />
+          <StemPlayer stems={stems} jobId={job.id} analysis={analysis.data} />
         </>
       )}
       {full && (
@@ -160,7 +172,9 @@ export function JobDetail({ id }: { id: string }) {
             <a class="button primary" href={`/dashboard/api${path}/outputs.zip`} download>
               Download all (ZIP)
             </a>
-            {job.expiresAt && <span class="muted">Kept until {dateTime(job.expiresAt)}, then deleted.</span>}
+            {job.expiresAt && !job.kept && (
+              <span class="muted">Kept until {dateTime(job.expiresAt)}, then deleted.</span>
+            )}
           </p>
           <ul class="files">
             {outputs.map(([name, o]) => (

@@ -5,14 +5,14 @@ import type {
   DashboardJobCreatedBody,
 } from '../../../src/contract/dashboard.ts';
 import { api, messageOf } from '../api.ts';
-import { fileDuration } from '../file-duration.ts';
+import { decodesAsAudio, fileDuration } from '../file-duration.ts';
 import { bytes } from '../format.ts';
 import { navigate } from '../router.ts';
 import { uploadFile } from '../upload.ts';
 import { useData } from '../use-data.ts';
 import { OUTPUT_TYPE_WORDS, QUALITY_WORDS } from '../words.ts';
 import { BatchList, type Submitted } from './batch.tsx';
-import { type Chosen, EstimatedCost, refusal } from './cost.tsx';
+import { billedSeconds, type Chosen, costOf, EstimatedCost, refusal } from './cost.tsx';
 
 type Source = 'file' | 'url' | 'video' | 'track';
 type Task = 'stem' | 'denoise';
@@ -46,6 +46,8 @@ export function NewJob() {
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
   const [submitted, setSubmitted] = useState<Submitted[]>([]);
+  /** The options the list below was started with: other options start new jobs for every file. */
+  const [submittedWith, setSubmittedWith] = useState('');
   const uploads = useRef(new Map<File, Promise<string>>());
 
   const types = (caps?.outputTypes ?? []).filter(
@@ -68,10 +70,11 @@ export function NewJob() {
     const picked = [...(list ?? [])];
     if (!picked.length || !caps) return;
     setSubmitted([]);
+    setFiles(picked.map((file) => ({ file, duration: null, refused: null, checking: true })));
     const measured = await Promise.all(
       picked.map(async (file) => {
-        const duration = await fileDuration(file);
-        return { file, duration, refused: refusal(file, duration, caps.limits) };
+        const [duration, decodes] = await Promise.all([fileDuration(file), decodesAsAudio(file)]);
+        return { file, duration, refused: refusal(file, duration, caps.limits, decodes), checking: false };
       }),
     );
     setFiles(measured);
@@ -85,6 +88,13 @@ export function NewJob() {
     denoiseVocals: cleaning && denoiseVocals,
   };
   const usable = files.filter((f) => !f.refused);
+  const optionsKey = JSON.stringify({ denoise, ...options });
+  // The same options as the list below: Start retries only the files refused there (each upload is
+  // reused); other options, or nothing left to retry: new jobs for every file, said on the button.
+  const retrying = submitted.length > 0 && submittedWith === optionsKey && submitted.some((s) => !s.jobId && s.error);
+  const toStart = retrying ? submitted.filter((s) => !s.jobId).length : usable.length;
+  const cost = caps ? costOf(files, caps) : null;
+  const checking = files.some((f) => f.checking);
 
   const createFor = (file: File, uploadKey: string): CreateDashboardJobRequestBody =>
     denoise
@@ -95,9 +105,10 @@ export function NewJob() {
     let state: Submitted[] = usable.map((f, i) => ({
       name: f.file.name,
       upload: null,
-      jobId: submitted[i]?.jobId ?? null,
+      jobId: retrying ? (submitted[i]?.jobId ?? null) : null,
       error: null,
     }));
+    setSubmittedWith(optionsKey);
     const update = (i: number, patch: Partial<Submitted>) => {
       state = state.map((s, j) => (j === i ? { ...s, ...patch } : s));
       setSubmitted(state);
@@ -159,7 +170,17 @@ export function NewJob() {
     track: 'Track address (soundcloud.com/…)',
     file: '',
   }[source];
-  const startLabel = source === 'file' && usable.length > 1 ? `Start ${usable.length} jobs` : 'Start job';
+  const startLabel =
+    source !== 'file'
+      ? 'Start job'
+      : retrying
+        ? `Retry ${toStart === 1 ? 'the refused file' : `the ${toStart} refused files`}`
+        : usable.length > 1
+          ? `Start ${usable.length} jobs`
+          : 'Start job';
+  // Too little credit for what is chosen: Start waits (the cost line says why) instead of starting
+  // some jobs and refusing the rest.
+  const short = source === 'file' && cost !== null && !cost.covered;
 
   return (
     <>
@@ -206,7 +227,8 @@ export function NewJob() {
                       <span class="file-name">{f.file.name}</span>{' '}
                       <span class="muted">
                         {bytes(f.file.size)}
-                        {f.duration !== null ? `, ${Math.round(f.duration)} s` : ''}
+                        {f.duration !== null ? `, ${billedSeconds(f.duration)} s` : ''}
+                        {f.checking ? ', checking…' : ''}
                       </span>
                       {f.refused && <span class="error"> Not sent: {f.refused}.</span>}
                     </li>
@@ -339,7 +361,7 @@ export function NewJob() {
           <EstimatedCost
             files={files}
             caps={caps}
-            pace={caps.secondsPerAudioSecond[denoise ? 'DENOISE' : quality]}
+            pace={caps.pace[denoise ? 'DENOISE' : quality]}
             remote={source !== 'file'}
           />
         )}
@@ -349,9 +371,19 @@ export function NewJob() {
           </p>
         )}
         <div>
-          <button type="submit" class="primary" disabled={busy || !caps}>
+          <button
+            type="submit"
+            class="primary"
+            disabled={busy || !caps || short || checking}
+            aria-describedby={short ? 'start-why' : undefined}
+          >
             {busy ? 'Starting…' : startLabel}
           </button>
+          {short && (
+            <p id="start-why" class="muted">
+              Start is off: the balance does not cover these files. Choose fewer or shorter files, or get more credit.
+            </p>
+          )}
         </div>
       </form>
       {submitted.length > 0 && <BatchList items={submitted} />}

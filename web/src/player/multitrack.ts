@@ -8,7 +8,6 @@
  * decoded, a streaming play moves onto the buffers at the position reached: the buffers start at a
  * context time a little ahead and the media are silenced by a gain step at that same time.
  */
-import { mixDown } from './mix.ts';
 import { correctionSemitones, PitchBus } from './stretch.ts';
 import { Streaming } from './streaming.ts';
 import { effectiveGain, type Loop, newTrack, type Track } from './track.ts';
@@ -110,6 +109,11 @@ export class Multitrack {
     const { enabled, start, end } = this.loop;
     if (enabled && this.offset < end && p >= end) p = start + ((p - end) % Math.max(0.01, end - start));
     return Math.min(p, this.duration);
+  }
+
+  /** The context time the decoded stems start at when a play was scheduled ahead (a count-in); else 0. */
+  get startsAt(): number {
+    return this.playing && !this.streaming.active ? this.startedAt : 0;
   }
 
   /** Each stem's own position now (streamed stems can differ by up to `MAX_SPREAD`). */
@@ -256,12 +260,6 @@ export class Multitrack {
         src.disconnect();
       }
     }
-  }
-
-  /** Renders the stems as they are heard now (volume, mute, solo, tempo and pitch) into one stereo buffer. */
-  async renderMix(): Promise<AudioBuffer> {
-    if (!this.decoded) throw new Error('The stems are still loading.');
-    return mixDown(this.tracks, this.duration, { tempo: this.tempo, pitch: this.pitch });
   }
 
   close(): void {

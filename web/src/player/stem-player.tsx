@@ -1,12 +1,18 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import type { JobAnalysisBody } from '../../../src/contract/dashboard.ts';
 import { clock } from '../format.ts';
 import { messageOf } from '../api.ts';
+import { beatGrid, snapTime } from './beats.ts';
+import { ChordLane } from './chord-lane.tsx';
+import { ClickTrack } from './click.ts';
+import { ExportControls } from './export-controls.tsx';
 import { loadStems } from './load-stems.ts';
 import { Multitrack } from './multitrack.ts';
-import { effectiveGain } from './track.ts';
+import { PracticeControls } from './practice-controls.tsx';
+import { ShortcutHelp, useShortcuts } from './shortcuts.tsx';
+import { StemRow } from './stem-row.tsx';
 import { TempoPitch } from './tempo-pitch.tsx';
-import { Waveform } from './waveform.tsx';
-import { encodeWav } from './wav.ts';
+import { DEFAULT_PRACTICE, usePlayerSettings } from './use-player-settings.ts';
 
 export interface Stem {
   name: string;
@@ -21,24 +27,32 @@ interface Props {
   stems: Stem[];
   /** 'ab': exactly one stem is heard at a time (denoise original vs cleaned). */
   mode?: 'mix' | 'ab';
-  title: string;
+  /** The job (its settings are saved per job); the beats and chords of its analysis, when it has one. */
+  jobId?: string;
+  analysis?: JobAnalysisBody | null;
 }
 
 /**
  * The multitrack player: one row per stem (waveform from server peaks, mute, solo, volume, download)
- * on one transport (play/pause, seek, loop). Keyboard: Space plays/pauses, arrows seek 5 s, Home goes
- * to the start, L toggles the loop; every control is also a native button or slider.
+ * on one transport (play/pause, seek, loop), and for practice a click with a count-in, loops dragged
+ * on the waveform that snap to beats or bars, the chords under the waveforms, keyboard shortcuts
+ * (`shortcuts.tsx`) and exports at the tempo and pitch set. Its settings are saved per job.
  */
-export function StemPlayer({ stems, mode = 'mix', title }: Props) {
+export function StemPlayer({ stems, mode = 'mix', jobId, analysis }: Props) {
   const [engine, setEngine] = useState<Multitrack | null>(null);
   const [loaded, setLoaded] = useState(0);
   const [error, setError] = useState('');
   const [, setTick] = useState(0);
-  const [mixing, setMixing] = useState(false);
   const pressedAt = useRef(0);
   const [loadMs, setLoadMs] = useState<number | null>(null);
   const [latencyMs, setLatencyMs] = useState<number | null>(null);
+  const [practice, setPractice] = useState(DEFAULT_PRACTICE);
+  const [help, setHelp] = useState(false);
+  const [counting, setCounting] = useState<number | null>(null);
+  const [click, setClick] = useState<ClickTrack | null>(null);
   const urls = stems.map((s) => s.url).join('\n');
+  const grid = useMemo(() => beatGrid(analysis), [analysis]);
+  const noBeats = typeof grid === 'string' ? grid : null;
 
   useEffect(() => {
     // Stems are 44.1 kHz (HTDemucs' rate): a context at that rate decodes without resampling them;
@@ -65,6 +79,20 @@ export function StemPlayer({ stems, mode = 'mix', title }: Props) {
     };
     // The stems of a job do not change while its page is open; URLs identify them.
   }, [urls]);
+
+  useEffect(() => {
+    if (!engine || typeof grid === 'string' || mode !== 'mix') return;
+    const made = new ClickTrack(engine, grid);
+    setClick(made);
+    return () => made.close();
+  }, [engine, grid]);
+  useEffect(() => {
+    if (!click) return;
+    click.volume = practice.clickVolume;
+    if (click.enabled !== practice.click) click.setEnabled(practice.click);
+  }, [click, practice.click, practice.clickVolume]);
+
+  const saving = usePlayerSettings(mode === 'mix' ? jobId : undefined, engine, practice, setPractice);
 
   // Re-render on transport changes, and every frame while playing (clock, slider).
   useEffect(() => {
@@ -93,57 +121,72 @@ export function StemPlayer({ stems, mode = 'mix', title }: Props) {
   const ready = engine !== null;
   const duration = engine?.duration ?? 0;
   const position = engine?.position ?? 0;
+  const snap = (t: number) => snapTime(t, practice.snap, grid);
 
+  /** Play, after a bar of count-in when it is on; pressed during the count-in, it calls it off. */
   const toggle = () => {
     if (!engine) return;
-    if (!engine.playing) pressedAt.current = performance.now();
-    engine.toggle();
-  };
-
-  const onKey = (e: KeyboardEvent) => {
-    const target = e.target as HTMLElement;
-    // Native controls keep their own keys (a slider's arrows, a button's Space).
-    if (target.closest('input, button, a, select, textarea')) return;
-    if (!engine) return;
-    if (e.key === ' ' || e.key === 'k') engine.toggle();
-    else if (e.key === 'ArrowLeft') engine.seek(engine.position - 5);
-    else if (e.key === 'ArrowRight') engine.seek(engine.position + 5);
-    else if (e.key === 'Home') engine.seek(0);
-    else if (e.key === 'l') engine.setLoop({ enabled: !engine.loop.enabled });
-    else return;
-    e.preventDefault();
-  };
-
-  const downloadMix = async () => {
-    if (!engine) return;
-    setMixing(true);
-    try {
-      const blob = encodeWav(await engine.renderMix());
-      const a = document.createElement('a');
-      a.href = URL.createObjectURL(blob);
-      a.download = `${title.replace(/\.[^.]+$/, '') || 'mix'}-mix.wav`;
-      document.body.append(a);
-      a.click();
-      a.remove();
-      setTimeout(() => URL.revokeObjectURL(a.href), 60_000);
-    } catch (err) {
-      setError(messageOf(err));
-    } finally {
-      setMixing(false);
+    if (counting !== null) {
+      clearTimeout(counting);
+      setCounting(null);
+      click?.setEnabled(practice.click);
+      return;
     }
+    if (engine.playing) return engine.pause();
+    pressedAt.current = performance.now();
+    if (!click || !practice.countIn || noBeats) return void engine.play();
+    const startAt = click.countIn(engine.position);
+    if (engine.decoded) {
+      void engine.play(startAt);
+      return;
+    }
+    // Streamed stems cannot start at a context time: they start when the count-in ends.
+    setCounting(
+      window.setTimeout(
+        () => {
+          setCounting(null);
+          void engine.play();
+        },
+        (startAt - engine.ctx.currentTime) * 1000,
+      ),
+    );
   };
+
+  const setLoopAt = (edge: 'start' | 'end') => engine?.setLoop({ [edge]: snap(engine.position) });
+  useShortcuts(
+    engine && mode === 'mix'
+      ? {
+          toggle,
+          seekBy: (s) => engine.seek(engine.position + s),
+          home: () => engine.seek(0),
+          loopStart: () => setLoopAt('start'),
+          loopEnd: () => setLoopAt('end'),
+          loopToggle: () => engine.setLoop({ enabled: !engine.loop.enabled }),
+          loopClear: () => engine.setLoop({ enabled: false, start: 0, end: engine.duration }),
+          tempoBy: (step) => void engine.setTempoPitch({ tempo: Math.round((engine.tempo + step) * 100) / 100 }),
+          pitchBy: (step) => void engine.setTempoPitch({ pitch: engine.pitch + step }),
+          clickToggle: () => !noBeats && setPractice({ ...practice, click: !practice.click }),
+          solo: (i) => {
+            const t = engine.tracks[i];
+            if (t) engine.setTrack(t.name, { soloed: !t.soloed });
+          },
+          mute: (i) => {
+            const t = engine.tracks[i];
+            if (t) engine.setTrack(t.name, { muted: !t.muted });
+          },
+          help: () => setHelp(true),
+        }
+      : null,
+  );
 
   const playing = engine?.playing ?? false;
-  const anySolo = engine?.tracks.some((t) => t.soloed) ?? false;
-  const heard = engine?.tracks.find((t) => t.soloed)?.name;
 
   return (
     <section
       class="player"
       aria-label={mode === 'ab' ? 'A/B player' : 'Stem player'}
-      // biome-ignore lint/a11y/noNoninteractiveTabindex: the player region takes the transport's keyboard shortcuts
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: focusing the player takes its keys away from a slider or field
       tabIndex={0}
-      onKeyDown={onKey}
       data-ready={decoded ? 'true' : 'false'}
       data-load-ms={loadMs ?? ''}
       data-play-latency-ms={latencyMs ?? ''}
@@ -152,10 +195,19 @@ export function StemPlayer({ stems, mode = 'mix', title }: Props) {
       data-mode={engine?.mode ?? ''}
       data-spread-ms={engine ? (engine.spread * 1000).toFixed(1) : ''}
       data-resyncs={engine?.resyncs ?? 0}
+      // The click's clicks scheduled so far and the last count-in's, the loop, and the settings' saving.
+      data-clicks={click?.clicks ?? 0}
+      data-count-in={click?.countedIn ?? 0}
+      data-loop={
+        engine
+          ? `${engine.loop.enabled ? 'on' : 'off'}:${engine.loop.start.toFixed(3)}-${engine.loop.end.toFixed(3)}`
+          : ''
+      }
+      data-settings={saving}
     >
       <div class="transport">
-        <button type="button" class="primary" onClick={toggle} aria-pressed={playing}>
-          {playing ? 'Pause' : 'Play'}
+        <button type="button" class="primary" onClick={toggle} aria-pressed={playing || counting !== null}>
+          {counting !== null ? 'Counting in… (stop)' : playing ? 'Pause' : 'Play'}
         </button>
         <span class="clock" data-position={position.toFixed(3)}>
           {clock(position, true)} / {clock(duration, true)}
@@ -180,24 +232,24 @@ export function StemPlayer({ stems, mode = 'mix', title }: Props) {
           />{' '}
           Loop
         </label>
-        <button type="button" disabled={!ready} onClick={() => engine?.setLoop({ start: engine.position })}>
+        <button type="button" disabled={!ready} onClick={() => setLoopAt('start')}>
           Loop start {engine ? clock(engine.loop.start) : ''}
         </button>
-        <button type="button" disabled={!ready} onClick={() => engine?.setLoop({ end: engine.position })}>
+        <button type="button" disabled={!ready} onClick={() => setLoopAt('end')}>
           Loop end {engine ? clock(engine.loop.end) : ''}
         </button>
-        {mode === 'mix' && (
-          <button type="button" disabled={!decoded || mixing} onClick={downloadMix}>
-            {mixing ? 'Rendering…' : 'Download mix (WAV)'}
-          </button>
-        )}
       </div>
-      {mode === 'mix' && <TempoPitch engine={engine} disabled={!ready} />}
-      {mode === 'mix' && engine && (engine.tempo !== 1 || engine.pitch !== 0) && (
-        <p class="muted">
-          The downloaded mix follows the tempo and pitch set here; the stem downloads are the originals.
-        </p>
+      {mode === 'mix' && (
+        <PracticeControls
+          practice={practice}
+          set={setPractice}
+          noBeats={noBeats}
+          disabled={!ready}
+          onHelp={() => setHelp(true)}
+        />
       )}
+      {mode === 'mix' && <TempoPitch engine={engine} disabled={!ready} />}
+      {mode === 'mix' && jobId && <ExportControls engine={engine} jobId={jobId} />}
       {!decoded && !error && (
         <p class="muted" aria-live="polite">
           Loading audio… {loaded}/{stems.length} (play streams it meanwhile)
@@ -209,87 +261,35 @@ export function StemPlayer({ stems, mode = 'mix', title }: Props) {
         </p>
       )}
       <ul class="stems">
-        {stems.map((s) => {
-          const t = engine?.tracks.find((x) => x.name === s.name);
-          const gain = t ? t.gain.gain.value : 1;
-          return (
-            <li
-              class="stem"
-              key={s.name}
-              data-stem={s.name}
-              data-gain={gain.toFixed(3)}
-              // When (context clock) and from where (buffer offset) this stem's source started: equal
-              // for every stem after each play/seek/loop change, which is what keeps them aligned.
-              data-start={t?.source ? `${t.startedAt.toFixed(4)}@${t.startOffset.toFixed(4)}` : ''}
-              // This stem's own position (streamed stems each have their own).
-              data-time={t && engine ? engine.stemTime(t).toFixed(3) : ''}
-              // The rate it really plays at: its buffer source's, else its media element's.
-              data-rate={t?.source?.playbackRate.value ?? t?.media?.playbackRate ?? ''}
-            >
-              <span class="stem-name">{s.label}</span>
-              <Waveform
-                engine={engine}
-                peaks={s.peaks}
-                duration={s.duration ?? duration}
-                label={`Waveform of ${s.label}`}
-                dim={t ? effectiveGain(t, anySolo) === 0 : false}
-              />
-              <span class="stem-controls">
-                {mode === 'ab' ? (
-                  <label class="inline">
-                    <input
-                      type="radio"
-                      name="ab"
-                      checked={heard === s.name}
-                      disabled={!ready}
-                      onChange={() => {
-                        for (const x of engine?.tracks ?? []) engine?.setTrack(x.name, { soloed: x.name === s.name });
-                      }}
-                    />{' '}
-                    Listen
-                  </label>
-                ) : (
-                  <>
-                    <button
-                      type="button"
-                      aria-pressed={t?.muted ?? false}
-                      aria-label={`Mute ${s.label}`}
-                      disabled={!ready}
-                      onClick={() => engine?.setTrack(s.name, { muted: !t?.muted })}
-                    >
-                      M
-                    </button>
-                    <button
-                      type="button"
-                      aria-pressed={t?.soloed ?? false}
-                      aria-label={`Solo ${s.label}`}
-                      disabled={!ready}
-                      onClick={() => engine?.setTrack(s.name, { soloed: !t?.soloed })}
-                    >
-                      S
-                    </button>
-                    <input
-                      type="range"
-                      aria-label={`Volume ${s.label}`}
-                      min={0}
-                      max={1}
-                      step={0.01}
-                      value={t?.volume ?? 1}
-                      disabled={!ready}
-                      onInput={(e) =>
-                        engine?.setTrack(s.name, { volume: Number((e.target as HTMLInputElement).value) })
-                      }
-                    />
-                  </>
-                )}
-                <a href={s.url} download={s.fileName} aria-label={`Download ${s.label}`}>
-                  Download
-                </a>
-              </span>
-            </li>
-          );
-        })}
+        {stems.map((s, i) => (
+          <StemRow
+            key={s.name}
+            stem={s}
+            engine={engine}
+            mode={mode}
+            duration={duration}
+            ready={ready}
+            snap={snap}
+            number={i + 1}
+          />
+        ))}
+        {mode === 'mix' && (
+          <li class="chord-row">
+            <span class="stem-name">Chords</span>
+            <ChordLane
+              chords={analysis?.chords ?? null}
+              duration={duration}
+              position={position}
+              why={
+                analysis?.chords === null || !analysis
+                  ? 'No chords: this job was analysed before chords were.'
+                  : 'No chords were found.'
+              }
+            />
+          </li>
+        )}
       </ul>
+      {mode === 'mix' && <ShortcutHelp open={help} onClose={() => setHelp(false)} />}
     </section>
   );
 }

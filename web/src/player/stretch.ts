@@ -24,7 +24,7 @@ export function correctionSemitones(tempo: number, pitch: number): number {
 }
 
 /** A stretch node in `ctx`, processing what is connected to it (live input), stereo. */
-export async function createStretchNode(ctx: BaseAudioContext): Promise<StretchNode> {
+async function createStretchNode(ctx: BaseAudioContext): Promise<StretchNode> {
   await ctx.audioWorklet.addModule(STRETCH_WORKLET_URL);
   const { default: SignalsmithStretch } = await import('signalsmith-stretch');
   const node = (await SignalsmithStretch(ctx, {
@@ -40,6 +40,8 @@ export class PitchBus {
   readonly input: GainNode;
   /** The transposition now applied (0: bypassed). */
   semitones = 0;
+  /** Seconds the node delays what passes through it (known once it is made; the click waits as long). */
+  latency = 0;
   private node: Promise<StretchNode> | null = null;
   private routedThrough = false;
 
@@ -68,6 +70,7 @@ export class PitchBus {
     }
     this.node ??= createStretchNode(this.ctx);
     const node = await this.node;
+    this.latency = await node.latency();
     if (this.semitones !== semitones) return; // a later change overtook this one
     await node.schedule({ active: true, semitones });
     if (!this.routedThrough) {
