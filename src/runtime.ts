@@ -27,7 +27,7 @@ export interface Runtime {
   config: Config;
   db: Db;
   dialect: DialectName;
-  store: BlobStore;
+  blobs: BlobStore;
   signer: UrlSigner;
   rateLimiter: RateLimiter;
   queue: JobQueue;
@@ -107,7 +107,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     config,
     db: handle.db,
     dialect: handle.dialect,
-    store,
+    blobs: store,
     signer,
     rateLimiter,
     queue,

@@ -15,7 +15,7 @@ import { sweepOrphanJobFolders } from './jobs/orphan-job-files.ts';
 interface SweepDeps {
   config: Pick<Config, 'dataDir' | 'deployment' | 'orphanSweepSeconds'>;
   db: Db;
-  store: BlobStore;
+  blobs: BlobStore;
   log: Logger;
 }
 
@@ -122,7 +122,7 @@ export async function sweepStartupLeftovers(deps: SweepDeps, opts: SweepOptions 
   const unfinishedWrites: UnfinishedWrite[] = [];
   for (const write of await listUnfinishedWrites(deps)) {
     if (shared && (await ownedElsewhere(leases, write, now))) continue;
-    await deps.store.abortUnfinishedWrite(write);
+    await deps.blobs.abortUnfinishedWrite(write);
     unfinishedWrites.push(write);
   }
 
@@ -172,7 +172,7 @@ export function startOrphanSweeper(deps: SweepDeps): { stop(): Promise<void> } {
  */
 async function listUnfinishedWrites(deps: SweepDeps): Promise<UnfinishedWrite[]> {
   try {
-    return await deps.store.listUnfinishedWrites();
+    return await deps.blobs.listUnfinishedWrites();
   } catch (err) {
     if (!(err instanceof UnsupportedStoreCallError)) throw err;
     deps.log.warn(

@@ -127,9 +127,9 @@ describe('GET /v1/jobs/{id}/analysis', () => {
   });
 
   it('answers 410 OUTPUT_EXPIRED once retention removed the outputs, and the detail went with them', async () => {
-    expect(await s.rt.store.stat(analysisKey(jobId))).not.toBeNull();
+    expect(await s.rt.blobs.stat(analysisKey(jobId))).not.toBeNull();
     await sweepExpired(s.rt, new Date(Date.now() + 48 * 3600_000));
-    expect(await s.rt.store.stat(analysisKey(jobId))).toBeNull();
+    expect(await s.rt.blobs.stat(analysisKey(jobId))).toBeNull();
     const res = await s.api(`/v1/jobs/${jobId}/analysis`, { key: user.key });
     expect(res.status).toBe(410);
   });

@@ -208,8 +208,8 @@ describe.each(dialects)('stem job creation and listing on %s', (dialect) => {
       const poor = await open.newAccount(0);
       const refused = await open.api('/v1/jobs', { key: poor.key, method: 'POST', json: { sourceUrl: fileUrl } });
       expect(refused.status).toBe(402);
-      expect(await open.rt.store.listFolders(`sources/${poor.id}/`)).toEqual([]);
-      expect(await open.rt.store.listFolders(`sources/${u.id}/`)).toHaveLength(1);
+      expect(await open.rt.blobs.listFolders(`sources/${poor.id}/`)).toEqual([]);
+      expect(await open.rt.blobs.listFolders(`sources/${u.id}/`)).toHaveLength(1);
     } finally {
       await open.close();
     }

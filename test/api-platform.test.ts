@@ -209,8 +209,8 @@ describe.each(['sqlite', 'postgres'] as const)('platform API on %s', (dialect) =
   test('signed downloads support Range', async () => {
     const path = join(s.dataDir, 'blob.bin');
     await writeFile(path, Buffer.from('0123456789abcdef'));
-    await s.rt.store.putFile('jobs/test/out.bin', path, { contentType: 'application/octet-stream' });
-    const { url } = await s.rt.store.signedDownloadUrl('jobs/test/out.bin', {
+    await s.rt.blobs.putFile('jobs/test/out.bin', path, { contentType: 'application/octet-stream' });
+    const { url } = await s.rt.blobs.signedDownloadUrl('jobs/test/out.bin', {
       fileName: 'song-vocals.bin',
       contentType: 'application/octet-stream',
       expiresInSeconds: 3600,

@@ -23,7 +23,7 @@ describe('stemforge backup', () => {
 
   it('copies the database, the blobs and the signing secret of a running instance, and the copy serves', async () => {
     const account = await s.newAccount(123);
-    await s.rt.store.put('jobs/job_backup/vocals.mp3', Readable.from([Buffer.from('ID3 stems')]), {
+    await s.rt.blobs.put('jobs/job_backup/vocals.mp3', Readable.from([Buffer.from('ID3 stems')]), {
       contentType: 'audio/mpeg',
     });
     const target = join(dir, 'copy');
@@ -38,9 +38,9 @@ describe('stemforge backup', () => {
     const rt = await createRuntime(loadConfig({ STEMFORGE_DATA_DIR: target, LOG_LEVEL: 'silent' }));
     try {
       expect((await findAccount(rt.db, account.id))?.id).toBe(account.id);
-      expect((await rt.store.stat('jobs/job_backup/vocals.mp3'))?.contentType).toBe('audio/mpeg');
+      expect((await rt.blobs.stat('jobs/job_backup/vocals.mp3'))?.contentType).toBe('audio/mpeg');
       const chunks: Buffer[] = [];
-      for await (const c of await rt.store.createReadStream('jobs/job_backup/vocals.mp3')) chunks.push(c as Buffer);
+      for await (const c of await rt.blobs.createReadStream('jobs/job_backup/vocals.mp3')) chunks.push(c as Buffer);
       expect(Buffer.concat(chunks).toString()).toBe('ID3 stems');
     } finally {
       await rt.close();

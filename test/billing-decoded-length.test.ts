@@ -137,7 +137,7 @@ describe('credits and limits follow the decoded length, not the container header
     expect(up.body.error.message).not.toContain(s.dataDir);
     const row = await findUpload(s.rt.db, up.uploadKey);
     expect(row?.status).toBe('pending');
-    expect(await s.rt.store.stat(row!.storage_key)).toBeNull();
+    expect(await s.rt.blobs.stat(row!.storage_key)).toBeNull();
   });
 
   test('sourceUrl inputs are measured the same way', async () => {
@@ -236,7 +236,7 @@ describe('what a job processes is what it was billed (real separation, FAST, sho
     // The upload was measured (3 s); now its stored bytes become 6 s of audio, as a bypassed
     // measurement or a replaced object would make them. The job is billed from the upload's 3 s.
     const row = await findUpload(s.rt.db, up.uploadKey);
-    await s.rt.store.putFile(row!.storage_key, await makeTone(join(dir, 'longer.mp3'), 6), {
+    await s.rt.blobs.putFile(row!.storage_key, await makeTone(join(dir, 'longer.mp3'), 6), {
       contentType: 'audio/mpeg',
     });
     const created = await createJob(s, user.key, {
@@ -258,7 +258,7 @@ describe('what a job processes is what it was billed (real separation, FAST, sho
     const honest = await makeTone(join(dir, 'speech.wav'), 3, { channels: 1 });
     const up = await put(s, user.key, honest, 'speech.wav');
     const row = await findUpload(s.rt.db, up.uploadKey);
-    await s.rt.store.putFile(row!.storage_key, await makeTone(join(dir, 'speech-long.wav'), 6, { channels: 1 }), {
+    await s.rt.blobs.putFile(row!.storage_key, await makeTone(join(dir, 'speech-long.wav'), 6, { channels: 1 }), {
       contentType: 'audio/wav',
     });
     const created: any = await (

@@ -214,11 +214,11 @@ describe.each(dialects)('dashboard API: job actions (%s)', (dialect) => {
     const bytes = Buffer.from('not really audio, but stored bytes');
     const { job } = await commitFinishedJob(s.rt, user.id, { outcome: 'COMPLETED', outputs: { vocals: bytes } });
     const key = `jobs/${job.id}/vocals.mp3`;
-    expect(await s.rt.store.stat(key)).not.toBeNull();
+    expect(await s.rt.blobs.stat(key)).not.toBeNull();
     const stranger = await signedIn(s, await newDashboardUser(s));
     expect((await stranger.call('DELETE', `/jobs/${job.id}`)).status).toBe(404);
     expect((await c.call('DELETE', `/jobs/${job.id}`)).status).toBe(204);
-    expect(await s.rt.store.stat(key)).toBeNull();
+    expect(await s.rt.blobs.stat(key)).toBeNull();
     expect((await c.call('GET', `/jobs/${job.id}`)).status).toBe(404);
 
     const running = await pendingJob(c);

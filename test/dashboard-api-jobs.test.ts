@@ -119,13 +119,13 @@ describe.each(dialects)('dashboard API: jobs, peaks, ledger (%s)', (dialect) => 
     expect(Math.min(...vocals.peaks.slice(20, 470))).toBeGreaterThan(clipPeak * 0.9);
     expect(Math.abs(Math.max(...vocals.peaks) - clipPeak)).toBeLessThan(0.03);
     expect(Math.max(...vocals.peaks.slice(530))).toBeLessThan(0.01);
-    expect(await s.rt.store.stat(`jobs/${stem.id}/peaks/vocals.json`)).not.toBeNull();
+    expect(await s.rt.blobs.stat(`jobs/${stem.id}/peaks/vocals.json`)).not.toBeNull();
     // Served from the cache the second time: same numbers even with the audio gone.
-    await s.rt.store.delete(`jobs/${stem.id}/vocals.mp3`);
+    await s.rt.blobs.delete(`jobs/${stem.id}/vocals.mp3`);
     expect((await getJson(c, `/jobs/${stem.id}/peaks`, JobPeaks)).outputs.vocals).toEqual(vocals);
     expect((await c.call('GET', `/jobs/${video.id}/peaks`)).status).toBe(409);
     const { job: gone } = await commitFinishedJob(s.rt, user.id, { outcome: 'COMPLETED', outputs: { vocals: clip } });
-    await s.rt.store.delete(`jobs/${gone.id}/vocals.mp3`);
+    await s.rt.blobs.delete(`jobs/${gone.id}/vocals.mp3`);
     const expired = await c.call('GET', `/jobs/${gone.id}/peaks`);
     expect(expired.status).toBe(410);
     expect((await errorOf(expired)).code).toBe('OUTPUT_EXPIRED');
@@ -148,7 +148,7 @@ describe.each(dialects)('dashboard API: jobs, peaks, ledger (%s)', (dialect) => 
       options: { outputFormat: 'MP3' },
       outputs: { denoised: clip },
     });
-    await s.rt.store.put(job.source_key!, Readable.from([clip]), { contentType: 'audio/mpeg' });
+    await s.rt.blobs.put(job.source_key!, Readable.from([clip]), { contentType: 'audio/mpeg' });
     const view = await getJson(c, `/jobs/${job.id}`, JobView);
     expect(view.options).toEqual({ outputType: null, quality: null, outputFormat: 'MP3', denoiseVocals: false });
     expect((await fetch(`${s.base}${view.input.url}`)).status).toBe(200);

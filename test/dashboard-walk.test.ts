@@ -209,7 +209,7 @@ describe('dashboard walk (Chromium, real jobs)', () => {
     );
     expect(entries.size).toBe(4);
     for (const o of Object.values(stored)) {
-      expect(entries.get(o.fileName)!.length).toBe((await s.rt.store.stat(o.key))!.size);
+      expect(entries.get(o.fileName)!.length).toBe((await s.rt.blobs.stat(o.key))!.size);
     }
   });
 

@@ -100,7 +100,7 @@ describe.each(['sqlite', 'postgres'] as const)(
       expect(Math.abs(Date.parse(body.expiresAt) - (Date.now() + 24 * 3600_000))).toBeLessThan(60_000);
       const row = await findUpload(s.rt.db, body.uploadKey);
       expect(row?.storage_key.startsWith(`uploads/${user.id}/${body.uploadKey}/`)).toBe(true);
-      const stored = await s.rt.store.stat(row!.storage_key);
+      const stored = await s.rt.blobs.stat(row!.storage_key);
       expect(stored?.size).toBe(clip.length);
       uploadKey = body.uploadKey;
     });

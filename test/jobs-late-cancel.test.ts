@@ -88,8 +88,8 @@ describe('a late cancel: the job’s files follow its row', () => {
     }
   };
   const filesOf = async (id: string) => [
-    ...(await s.rt.store.listFolders('jobs/')).filter((f) => f === id),
-    ...(await s.rt.store.listFolders(`sources/${user.id}/`)).filter((f) => f === id),
+    ...(await s.rt.blobs.listFolders('jobs/')).filter((f) => f === id),
+    ...(await s.rt.blobs.listFolders(`sources/${user.id}/`)).filter((f) => f === id),
   ];
 
   test('cancelled while analysing, then deleted: no output is written and no file stays', async () => {
@@ -105,7 +105,7 @@ describe('a late cancel: the job’s files follow its row', () => {
 
   test('a cancel and delete landing while an output is being written: the written file is removed', async () => {
     gate = null;
-    const store = s.rt.store;
+    const store = s.rt.blobs;
     const realPutFile = store.putFile.bind(store);
     let raced: string | null = null;
     store.putFile = async (key, path, options) => {

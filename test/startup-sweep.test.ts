@@ -118,7 +118,7 @@ describe('start-up sweep rules', () => {
   };
 
   test('issue 41: output folders of jobs that no longer exist are removed from the disk store', async () => {
-    await expectOrphanFoldersSwept(s, s.rt.store);
+    await expectOrphanFoldersSwept(s, s.rt.blobs);
   });
 
   test('what this process holds (a running job’s folder, a body being received, a blob being copied) is kept', async () => {
@@ -234,20 +234,20 @@ describe('start-up sweep rules', () => {
 });
 
 /** Issue 41: a job's files follow its row, on disk and in S3. */
-async function expectOrphanFoldersSwept(s: TestServer, store: BlobStore): Promise<void> {
+async function expectOrphanFoldersSwept(s: TestServer, blobs: BlobStore): Promise<void> {
   const user = await s.newAccount();
-  const { job } = await commitFinishedJob({ ...s.rt, store }, user.id, {
+  const { job } = await commitFinishedJob({ ...s.rt, blobs: blobs }, user.id, {
     outcome: 'COMPLETED',
     outputs: { vocals: Buffer.from('kept') },
   });
   // What a worker that raced a cancel and a delete wrote, and what a failed deletion left.
   const ghost = 'job_0mfz1q2ab00gGhost000000';
-  await store.put(`jobs/${ghost}/vocals.mp3`, Readable.from([Buffer.from('x')]), { contentType: 'audio/mpeg' });
-  await store.put(`jobs/${ghost}/peaks.json`, Readable.from([Buffer.from('{}')]), { contentType: 'application/json' });
-  const r = await sweepStartupLeftovers({ ...s.rt, store }, { mode: 'scale-out' });
+  await blobs.put(`jobs/${ghost}/vocals.mp3`, Readable.from([Buffer.from('x')]), { contentType: 'audio/mpeg' });
+  await blobs.put(`jobs/${ghost}/peaks.json`, Readable.from([Buffer.from('{}')]), { contentType: 'application/json' });
+  const r = await sweepStartupLeftovers({ ...s.rt, blobs: blobs }, { mode: 'scale-out' });
   expect(r.orphanJobFolders).toEqual([ghost]);
-  expect(await store.listFolders('jobs/')).toEqual([job.id]);
-  expect(await store.stat(`jobs/${job.id}/vocals.mp3`)).not.toBeNull();
+  expect(await blobs.listFolders('jobs/')).toEqual([job.id]);
+  expect(await blobs.stat(`jobs/${job.id}/vocals.mp3`)).not.toBeNull();
 }
 
 describe('orphan sweep of S3 multipart uploads (real S3 protocol: the test S3 server)', () => {
@@ -317,24 +317,24 @@ describe('orphan sweep of S3 multipart uploads (real S3 protocol: the test S3 se
     const release = holdPath(`s3://${s3.bucket}/jobs/${dead}/bass.wav`); // a put of this process under way
     expect((await s3.openMultipartUploads()).sort()).toEqual(Object.values(ids).sort());
 
-    const r = await sweepStartupLeftovers({ ...s.rt, store }, { mode: 'scale-out' });
+    const r = await sweepStartupLeftovers({ ...s.rt, blobs: store }, { mode: 'scale-out' });
     expect(r.unfinishedWrites.map((w) => w.id).sort()).toEqual([ids.dead, ids.retaken].sort());
     expect((await s3.openMultipartUploads()).sort()).toEqual([ids.live, ids.upload, ids.mine].sort());
 
     // An hour on, the API upload nobody finished is an orphan too; the live lease (renewed) still owns its upload.
     await lease(live, { expires: now + 2 * 3600_000, claimedAt: now - 60_000 });
     const later = await sweepStartupLeftovers(
-      { ...s.rt, store },
+      { ...s.rt, blobs: store },
       { mode: 'scale-out', now: new Date(now + 3600_000 + 60_000) },
     );
     expect(later.unfinishedWrites.map((w) => w.id)).toEqual([ids.upload]);
 
     // Embedded: this process is the only writer, so everything it does not hold is aborted.
-    const all = await sweepStartupLeftovers({ ...s.rt, store }, { mode: 'embedded' });
+    const all = await sweepStartupLeftovers({ ...s.rt, blobs: store }, { mode: 'embedded' });
     expect(all.unfinishedWrites.map((w) => w.id)).toEqual([ids.live]);
     expect(await s3.openMultipartUploads()).toEqual([ids.mine]);
     release();
-    await sweepStartupLeftovers({ ...s.rt, store }, { mode: 'embedded' });
+    await sweepStartupLeftovers({ ...s.rt, blobs: store }, { mode: 'embedded' });
     expect(await s3.openMultipartUploads()).toEqual([]);
   });
 });

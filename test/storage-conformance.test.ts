@@ -26,7 +26,7 @@ interface Harness {
   backend: StorageBackendName;
   /** The API's own site, which the disk adapter's URLs point at. */
   site: string;
-  store: BlobStore;
+  blobs: BlobStore;
   /** The same storage with a clock two hours behind, to mint already-expired URLs. */
   pastStore: BlobStore;
   /** Temp files or open multipart uploads left behind; must be empty after any put. */
@@ -50,7 +50,7 @@ async function diskHarness(): Promise<Harness> {
   registerRoutes(
     app,
     blobRoutes({
-      store: new Proxy({} as BlobStore, { get: (_t, p) => (store as any)[p].bind(store) }),
+      blobs: new Proxy({} as BlobStore, { get: (_t, p) => (store as any)[p].bind(store) }),
       signer,
     }),
   );
@@ -60,7 +60,7 @@ async function diskHarness(): Promise<Harness> {
   return {
     backend: 'disk',
     site: address,
-    store,
+    blobs: store,
     pastStore,
     leftovers: async () => readdir(join(root, 'tmp')).catch(() => []),
     close: async () => {
@@ -88,7 +88,7 @@ async function s3Harness(): Promise<Harness> {
   return {
     backend: 's3',
     site: 'http://site.invalid',
-    store,
+    blobs: store,
     pastStore,
     leftovers: () => s3.openMultipartUploads(),
     close: async () => {
@@ -160,49 +160,49 @@ describe.each(adapters)('blob store conformance: $name', ({ setup }) => {
 
   it('puts a stream and reads back bytes, size and content type', async () => {
     const key = k('source');
-    expect(await h.store.put(key, body('hello ', 'world'), { contentType: 'audio/mpeg' })).toEqual({ size: 11 });
-    expect(await h.store.stat(key)).toEqual({ size: 11, contentType: 'audio/mpeg' });
-    expect((await readAll(await h.store.createReadStream(key))).toString()).toBe('hello world');
+    expect(await h.blobs.put(key, body('hello ', 'world'), { contentType: 'audio/mpeg' })).toEqual({ size: 11 });
+    expect(await h.blobs.stat(key)).toEqual({ size: 11, contentType: 'audio/mpeg' });
+    expect((await readAll(await h.blobs.createReadStream(key))).toString()).toBe('hello world');
   });
 
   it('stores an empty blob', async () => {
     const key = k('empty');
-    expect(await h.store.put(key, body(), { contentType: 'text/plain' })).toEqual({ size: 0 });
-    expect(await h.store.stat(key)).toEqual({ size: 0, contentType: 'text/plain' });
-    expect((await readAll(await h.store.createReadStream(key))).length).toBe(0);
+    expect(await h.blobs.put(key, body(), { contentType: 'text/plain' })).toEqual({ size: 0 });
+    expect(await h.blobs.stat(key)).toEqual({ size: 0, contentType: 'text/plain' });
+    expect((await readAll(await h.blobs.createReadStream(key))).length).toBe(0);
   });
 
   it('overwrites a blob with its new bytes and content type', async () => {
     const key = k('over');
-    await h.store.put(key, body('first version'), { contentType: 'audio/wav' });
-    await h.store.put(key, body('second'), { contentType: 'audio/flac' });
-    expect(await h.store.stat(key)).toEqual({ size: 6, contentType: 'audio/flac' });
-    expect((await readAll(await h.store.createReadStream(key))).toString()).toBe('second');
+    await h.blobs.put(key, body('first version'), { contentType: 'audio/wav' });
+    await h.blobs.put(key, body('second'), { contentType: 'audio/flac' });
+    expect(await h.blobs.stat(key)).toEqual({ size: 6, contentType: 'audio/flac' });
+    expect((await readAll(await h.blobs.createReadStream(key))).toString()).toBe('second');
   });
 
   it('answers a missing key with null, BlobNotFoundError, or a no-op delete', async () => {
     const key = k('missing');
-    expect(await h.store.stat(key)).toBeNull();
-    await expect(h.store.createReadStream(key)).rejects.toBeInstanceOf(BlobNotFoundError);
+    expect(await h.blobs.stat(key)).toBeNull();
+    await expect(h.blobs.createReadStream(key)).rejects.toBeInstanceOf(BlobNotFoundError);
     const dir = await mkdtemp(join(tmpdir(), 'stemforge-dl-'));
-    await expect(h.store.downloadToFile(key, join(dir, 'x'))).rejects.toBeInstanceOf(BlobNotFoundError);
+    await expect(h.blobs.downloadToFile(key, join(dir, 'x'))).rejects.toBeInstanceOf(BlobNotFoundError);
     await rm(dir, { recursive: true, force: true });
-    await expect(h.store.delete(key)).resolves.toBeUndefined();
+    await expect(h.blobs.delete(key)).resolves.toBeUndefined();
   });
 
   it('reads inclusive byte ranges and rejects impossible ones', async () => {
     const key = k('range');
-    await h.store.put(key, body('0123456789'), { contentType: 'text/plain' });
+    await h.blobs.put(key, body('0123456789'), { contentType: 'text/plain' });
     const read = async (r: { start?: number; end?: number }) =>
-      (await readAll(await h.store.createReadStream(key, r))).toString();
+      (await readAll(await h.blobs.createReadStream(key, r))).toString();
     expect(await read({ start: 2, end: 4 })).toBe('234');
     expect(await read({ start: 7 })).toBe('789');
     expect(await read({ end: 2 })).toBe('012');
     expect(await read({ start: 9, end: 9 })).toBe('9');
     expect(await read({ start: 8, end: 500 })).toBe('89');
-    await expect(h.store.createReadStream(key, { start: 10 })).rejects.toBeInstanceOf(RangeError);
-    await expect(h.store.createReadStream(key, { start: 5, end: 4 })).rejects.toBeInstanceOf(RangeError);
-    await expect(h.store.createReadStream(key, { start: -1 })).rejects.toBeInstanceOf(RangeError);
+    await expect(h.blobs.createReadStream(key, { start: 10 })).rejects.toBeInstanceOf(RangeError);
+    await expect(h.blobs.createReadStream(key, { start: 5, end: 4 })).rejects.toBeInstanceOf(RangeError);
+    await expect(h.blobs.createReadStream(key, { start: -1 })).rejects.toBeInstanceOf(RangeError);
   });
 
   it('streams a 12 MiB body in and out intact (multipart on S3)', async () => {
@@ -217,35 +217,35 @@ describe.each(adapters)('blob store conformance: $name', ({ setup }) => {
         this.push(chunk);
       },
     });
-    expect(await h.store.put(key, src, { contentType: 'audio/wav', maxBytes: 50 * MiB })).toEqual({ size: 12 * MiB });
+    expect(await h.blobs.put(key, src, { contentType: 'audio/wav', maxBytes: 50 * MiB })).toEqual({ size: 12 * MiB });
     const back = createHash('sha256');
-    for await (const c of await h.store.createReadStream(key)) back.update(c);
+    for await (const c of await h.blobs.createReadStream(key)) back.update(c);
     expect(back.digest('hex')).toBe(hash.digest('hex'));
     expect(await h.leftovers()).toEqual([]);
   });
 
   it('accepts a body of exactly maxBytes', async () => {
     const key = k('exact');
-    expect(await h.store.put(key, body(Buffer.alloc(1000, 3)), { contentType: 'audio/mpeg', maxBytes: 1000 })).toEqual({
+    expect(await h.blobs.put(key, body(Buffer.alloc(1000, 3)), { contentType: 'audio/mpeg', maxBytes: 1000 })).toEqual({
       size: 1000,
     });
   });
 
   it('rejects one byte over maxBytes, keeps the previous blob and leaves nothing behind', async () => {
     const key = k('over-limit');
-    await h.store.put(key, body('previous'), { contentType: 'text/plain' });
+    await h.blobs.put(key, body('previous'), { contentType: 'text/plain' });
     await expect(
-      h.store.put(key, body(Buffer.alloc(600), Buffer.alloc(401)), { contentType: 'audio/mpeg', maxBytes: 1000 }),
+      h.blobs.put(key, body(Buffer.alloc(600), Buffer.alloc(401)), { contentType: 'audio/mpeg', maxBytes: 1000 }),
     ).rejects.toBeInstanceOf(BlobTooLargeError);
-    expect(await h.store.stat(key)).toEqual({ size: 8, contentType: 'text/plain' });
-    expect((await readAll(await h.store.createReadStream(key))).toString()).toBe('previous');
+    expect(await h.blobs.stat(key)).toEqual({ size: 8, contentType: 'text/plain' });
+    expect((await readAll(await h.blobs.createReadStream(key))).toString()).toBe('previous');
     expect(await h.leftovers()).toEqual([]);
   });
 
   it('stops reading an endless body soon after maxBytes and leaves the source to the caller', async () => {
     const key = k('endless');
     const { stream, state } = endless();
-    const err = await h.store.put(key, stream, { contentType: 'audio/mpeg', maxBytes: MiB }).catch((e) => e);
+    const err = await h.blobs.put(key, stream, { contentType: 'audio/mpeg', maxBytes: MiB }).catch((e) => e);
     expect(err).toBeInstanceOf(BlobTooLargeError);
     expect((err as BlobTooLargeError).maxBytes).toBe(MiB);
     // Whatever the source had buffered ahead (16 chunks by default), not a byte more is pulled.
@@ -255,18 +255,18 @@ describe.each(adapters)('blob store conformance: $name', ({ setup }) => {
     expect(state.produced).toBe(producedAtReject);
     expect(stream.destroyed).toBe(false);
     stream.destroy();
-    expect(await h.store.stat(key)).toBeNull();
+    expect(await h.blobs.stat(key)).toBeNull();
     expect(await h.leftovers()).toEqual([]);
   }, 20_000);
 
   it('aborts a multipart-sized upload past maxBytes without leaving parts', async () => {
     const key = k('endless-big');
     const { stream } = endless(MiB);
-    await expect(h.store.put(key, stream, { contentType: 'audio/wav', maxBytes: 7 * MiB })).rejects.toBeInstanceOf(
+    await expect(h.blobs.put(key, stream, { contentType: 'audio/wav', maxBytes: 7 * MiB })).rejects.toBeInstanceOf(
       BlobTooLargeError,
     );
     stream.destroy();
-    expect(await h.store.stat(key)).toBeNull();
+    expect(await h.blobs.stat(key)).toBeNull();
     expect(await h.leftovers()).toEqual([]);
   }, 20_000);
 
@@ -279,17 +279,17 @@ describe.each(adapters)('blob store conformance: $name', ({ setup }) => {
         else this.destroy(new Error('client went away'));
       },
     });
-    await expect(h.store.put(key, src, { contentType: 'audio/mpeg' })).rejects.toThrow('client went away');
-    expect(await h.store.stat(key)).toBeNull();
+    await expect(h.blobs.put(key, src, { contentType: 'audio/mpeg' })).rejects.toThrow('client went away');
+    expect(await h.blobs.stat(key)).toBeNull();
     expect(await h.leftovers()).toEqual([]);
   });
 
   it('keeps concurrent writes to one key whole: the survivor is one complete body', async () => {
     const key = k('race');
     await Promise.all(
-      [1, 2, 3, 4].map((v) => h.store.put(key, body(Buffer.alloc(256 * 1024, v)), { contentType: 'audio/mpeg' })),
+      [1, 2, 3, 4].map((v) => h.blobs.put(key, body(Buffer.alloc(256 * 1024, v)), { contentType: 'audio/mpeg' })),
     );
-    const bytes = await readAll(await h.store.createReadStream(key));
+    const bytes = await readAll(await h.blobs.createReadStream(key));
     expect(bytes.length).toBe(256 * 1024);
     expect(new Set(bytes).size).toBe(1);
   });
@@ -299,9 +299,9 @@ describe.each(adapters)('blob store conformance: $name', ({ setup }) => {
     const dir = await mkdtemp(join(tmpdir(), 'stemforge-files-'));
     const data = randomBytes(300_000);
     await writeFile(join(dir, 'in'), data);
-    expect(await h.store.putFile(key, join(dir, 'in'), { contentType: 'audio/wav' })).toEqual({ size: data.length });
-    expect(await h.store.stat(key)).toEqual({ size: data.length, contentType: 'audio/wav' });
-    await h.store.downloadToFile(key, join(dir, 'out'));
+    expect(await h.blobs.putFile(key, join(dir, 'in'), { contentType: 'audio/wav' })).toEqual({ size: data.length });
+    expect(await h.blobs.stat(key)).toEqual({ size: data.length, contentType: 'audio/wav' });
+    await h.blobs.downloadToFile(key, join(dir, 'out'));
     expect((await readFile(join(dir, 'out'))).equals(data)).toBe(true);
     await rm(dir, { recursive: true, force: true });
   });
@@ -309,18 +309,18 @@ describe.each(adapters)('blob store conformance: $name', ({ setup }) => {
   it('deletes one key, and a prefix only on segment boundaries', async () => {
     const base = k('jobs');
     const keys = [`${base}/a/vocals.mp3`, `${base}/a/deep/drums.mp3`, `${base}/ab/bass.mp3`, `${base}/b/other.mp3`];
-    for (const key of keys) await h.store.put(key, body('x'), { contentType: 'audio/mpeg' });
-    await h.store.delete(keys[3]!);
-    expect(await h.store.stat(keys[3]!)).toBeNull();
-    await h.store.deletePrefix(`${base}/a/`);
-    expect(await h.store.stat(keys[0]!)).toBeNull();
-    expect(await h.store.stat(keys[1]!)).toBeNull();
-    expect(await h.store.stat(keys[2]!)).toEqual({ size: 1, contentType: 'audio/mpeg' });
-    await h.store.deletePrefix(`${base}/missing/`);
+    for (const key of keys) await h.blobs.put(key, body('x'), { contentType: 'audio/mpeg' });
+    await h.blobs.delete(keys[3]!);
+    expect(await h.blobs.stat(keys[3]!)).toBeNull();
+    await h.blobs.deletePrefix(`${base}/a/`);
+    expect(await h.blobs.stat(keys[0]!)).toBeNull();
+    expect(await h.blobs.stat(keys[1]!)).toBeNull();
+    expect(await h.blobs.stat(keys[2]!)).toEqual({ size: 1, contentType: 'audio/mpeg' });
+    await h.blobs.deletePrefix(`${base}/missing/`);
     for (const bad of ['', '/', `${base}/a`, '../', 'a//', `${base}/../`]) {
-      await expect(h.store.deletePrefix(bad)).rejects.toBeInstanceOf(InvalidBlobKeyError);
+      await expect(h.blobs.deletePrefix(bad)).rejects.toBeInstanceOf(InvalidBlobKeyError);
     }
-    expect(await h.store.stat(keys[2]!)).not.toBeNull();
+    expect(await h.blobs.stat(keys[2]!)).not.toBeNull();
   });
 
   it('lists the folders right under a prefix, those holding blobs only (issue 41: the orphan sweep)', async () => {
@@ -331,43 +331,43 @@ describe.each(adapters)('blob store conformance: $name', ({ setup }) => {
       `${base}/job_b/o.mp3`,
       `${base}/loose.mp3`,
     ]) {
-      await h.store.put(key, body('x'), { contentType: 'audio/mpeg' });
+      await h.blobs.put(key, body('x'), { contentType: 'audio/mpeg' });
     }
-    expect((await h.store.listFolders(`${base}/`)).sort()).toEqual(['job_a', 'job_b']);
-    expect(await h.store.listFolders(`${base}/job_a/`)).toEqual(['deep']);
-    expect(await h.store.listFolders(`${base}/nothing/`)).toEqual([]);
-    await h.store.deletePrefix(`${base}/job_b/`);
-    expect(await h.store.listFolders(`${base}/`)).toEqual(['job_a']);
-    await expect(h.store.listFolders(base)).rejects.toBeInstanceOf(InvalidBlobKeyError);
+    expect((await h.blobs.listFolders(`${base}/`)).sort()).toEqual(['job_a', 'job_b']);
+    expect(await h.blobs.listFolders(`${base}/job_a/`)).toEqual(['deep']);
+    expect(await h.blobs.listFolders(`${base}/nothing/`)).toEqual([]);
+    await h.blobs.deletePrefix(`${base}/job_b/`);
+    expect(await h.blobs.listFolders(`${base}/`)).toEqual(['job_a']);
+    await expect(h.blobs.listFolders(base)).rejects.toBeInstanceOf(InvalidBlobKeyError);
   });
 
   it('rejects keys outside the grammar in every method, before touching storage', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'stemforge-keys-'));
     for (const key of BAD_KEYS) {
-      await expect(h.store.put(key, body('x'), { contentType: 'text/plain' }), key).rejects.toBeInstanceOf(
+      await expect(h.blobs.put(key, body('x'), { contentType: 'text/plain' }), key).rejects.toBeInstanceOf(
         InvalidBlobKeyError,
       );
-      await expect(h.store.putFile(key, '/dev/null', { contentType: 'text/plain' }), key).rejects.toBeInstanceOf(
+      await expect(h.blobs.putFile(key, '/dev/null', { contentType: 'text/plain' }), key).rejects.toBeInstanceOf(
         InvalidBlobKeyError,
       );
-      await expect(h.store.stat(key), key).rejects.toBeInstanceOf(InvalidBlobKeyError);
-      await expect(h.store.createReadStream(key), key).rejects.toBeInstanceOf(InvalidBlobKeyError);
-      await expect(h.store.downloadToFile(key, join(dir, 'x')), key).rejects.toBeInstanceOf(InvalidBlobKeyError);
-      await expect(h.store.delete(key), key).rejects.toBeInstanceOf(InvalidBlobKeyError);
+      await expect(h.blobs.stat(key), key).rejects.toBeInstanceOf(InvalidBlobKeyError);
+      await expect(h.blobs.createReadStream(key), key).rejects.toBeInstanceOf(InvalidBlobKeyError);
+      await expect(h.blobs.downloadToFile(key, join(dir, 'x')), key).rejects.toBeInstanceOf(InvalidBlobKeyError);
+      await expect(h.blobs.delete(key), key).rejects.toBeInstanceOf(InvalidBlobKeyError);
       await expect(
-        h.store.signedDownloadUrl(key, { fileName: 'a', contentType: 'text/plain', expiresInSeconds: 60 }),
+        h.blobs.signedDownloadUrl(key, { fileName: 'a', contentType: 'text/plain', expiresInSeconds: 60 }),
         key,
       ).rejects.toBeInstanceOf(InvalidBlobKeyError);
     }
     await rm(dir, { recursive: true, force: true });
-    expect(await h.store.stat('uploads/acc_1.x/up-2_B/source')).toBeNull();
+    expect(await h.blobs.stat('uploads/acc_1.x/up-2_B/source')).toBeNull();
   });
 
   it('signs a download URL that serves the bytes with the granted name and type', async () => {
     const key = k('vocals.mp3');
-    await h.store.put(key, body('ID3 fake mp3 bytes'), { contentType: 'application/octet-stream' });
+    await h.blobs.put(key, body('ID3 fake mp3 bytes'), { contentType: 'application/octet-stream' });
     const before = Date.now();
-    const { url, expiresAt } = await h.store.signedDownloadUrl(key, {
+    const { url, expiresAt } = await h.blobs.signedDownloadUrl(key, {
       fileName: 'My Song – vocals.mp3',
       contentType: 'audio/mpeg',
       expiresInSeconds: 3600,
@@ -383,26 +383,26 @@ describe.each(adapters)('blob store conformance: $name', ({ setup }) => {
   });
 
   it('declares what its backend can do; its download URLs point at this site or at an origin it declares', async () => {
-    expect(h.store.capabilities.sharedBetweenProcesses).toBe(STORAGE_BACKENDS[h.backend].sharedBetweenProcesses);
-    const { url } = await h.store.signedDownloadUrl(k('drums.mp3'), {
+    expect(h.blobs.capabilities.sharedBetweenProcesses).toBe(STORAGE_BACKENDS[h.backend].sharedBetweenProcesses);
+    const { url } = await h.blobs.signedDownloadUrl(k('drums.mp3'), {
       fileName: 'drums.mp3',
       contentType: 'audio/mpeg',
       expiresInSeconds: 60,
     });
     const origin = new URL(url).origin;
-    expect(origin === new URL(h.site).origin || h.store.capabilities.downloadOrigins.includes(origin)).toBe(true);
+    expect(origin === new URL(h.site).origin || h.blobs.capabilities.downloadOrigins.includes(origin)).toBe(true);
   });
 
   it('refuses tampered download URLs', async () => {
     const key = k('tamper.mp3');
-    await h.store.put(key, body('secret bytes'), { contentType: 'audio/mpeg' });
-    const { url } = await h.store.signedDownloadUrl(key, {
+    await h.blobs.put(key, body('secret bytes'), { contentType: 'audio/mpeg' });
+    const { url } = await h.blobs.signedDownloadUrl(key, {
       fileName: 'a.mp3',
       contentType: 'audio/mpeg',
       expiresInSeconds: 600,
     });
     const other = k('other.mp3');
-    await h.store.put(other, body('other bytes'), { contentType: 'audio/mpeg' });
+    await h.blobs.put(other, body('other bytes'), { contentType: 'audio/mpeg' });
     const u = new URL(url);
     const sigParam = u.searchParams.has('sig') ? 'sig' : 'X-Amz-Signature';
     const variants: URL[] = [];
@@ -431,7 +431,7 @@ describe.each(adapters)('blob store conformance: $name', ({ setup }) => {
 
   it('refuses an expired download URL', async () => {
     const key = k('old.mp3');
-    await h.store.put(key, body('old bytes'), { contentType: 'audio/mpeg' });
+    await h.blobs.put(key, body('old bytes'), { contentType: 'audio/mpeg' });
     const { url, expiresAt } = await h.pastStore.signedDownloadUrl(key, {
       fileName: 'old.mp3',
       contentType: 'audio/mpeg',
@@ -446,13 +446,13 @@ describe.each(adapters)('blob store conformance: $name', ({ setup }) => {
   it('refuses signing options outside the contract', async () => {
     const key = k('opts');
     const ok = { fileName: 'a.mp3', contentType: 'audio/mpeg', expiresInSeconds: 60 };
-    await expect(h.store.signedDownloadUrl(key, { ...ok, expiresInSeconds: 0 })).rejects.toBeInstanceOf(TypeError);
-    await expect(h.store.signedDownloadUrl(key, { ...ok, expiresInSeconds: 8 * 24 * 3600 })).rejects.toBeInstanceOf(
+    await expect(h.blobs.signedDownloadUrl(key, { ...ok, expiresInSeconds: 0 })).rejects.toBeInstanceOf(TypeError);
+    await expect(h.blobs.signedDownloadUrl(key, { ...ok, expiresInSeconds: 8 * 24 * 3600 })).rejects.toBeInstanceOf(
       TypeError,
     );
-    await expect(h.store.signedDownloadUrl(key, { ...ok, fileName: '' })).rejects.toBeInstanceOf(TypeError);
+    await expect(h.blobs.signedDownloadUrl(key, { ...ok, fileName: '' })).rejects.toBeInstanceOf(TypeError);
     await expect(
-      h.store.signedDownloadUrl(key, { ...ok, contentType: 'audio/mpeg\r\nX-Evil: 1' }),
+      h.blobs.signedDownloadUrl(key, { ...ok, contentType: 'audio/mpeg\r\nX-Evil: 1' }),
     ).rejects.toBeInstanceOf(TypeError);
   });
 });

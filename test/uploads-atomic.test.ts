@@ -15,7 +15,7 @@ const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 async function storedBytes(s: TestServer, key: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const c of await s.rt.store.createReadStream(key)) chunks.push(c as Buffer);
+  for await (const c of await s.rt.blobs.createReadStream(key)) chunks.push(c as Buffer);
   return Buffer.concat(chunks);
 }
 
@@ -176,10 +176,10 @@ describe.each(setups)('two PUTs racing on one upload grant ($name)', ({ start })
     const row = (await findUpload(s.rt.db, g.uploadKey))!;
     // A crash between storing a PUT's private object and the publishing update leaves this.
     const orphan = `${uploadPrefix(row)}source-crashed`;
-    await s.rt.store.putFile(orphan, join(dir, 'slow.mp3'), { contentType: 'audio/mpeg' });
+    await s.rt.blobs.putFile(orphan, join(dir, 'slow.mp3'), { contentType: 'audio/mpeg' });
     await sweepExpired(s.rt, new Date(Date.now() + 48 * 3600_000));
     expect(await findUpload(s.rt.db, g.uploadKey)).toBeNull();
-    expect(await s.rt.store.stat(row.storage_key)).toBeNull();
-    expect(await s.rt.store.stat(orphan)).toBeNull();
+    expect(await s.rt.blobs.stat(row.storage_key)).toBeNull();
+    expect(await s.rt.blobs.stat(orphan)).toBeNull();
   });
 });

@@ -113,7 +113,7 @@ describe('uploads straight to S3 in scale-out', () => {
     expect(job.outputs).toBeNull();
     expect(await getBalanceSeconds(s.rt.db, user.id)).toBe(balance);
     // Issue 41: a file no job can use is not kept for the upload's retention: it is gone now.
-    expect(await s.rt.store.stat(upload!.storage_key)).toBeNull();
+    expect(await s.rt.blobs.stat(upload!.storage_key)).toBeNull();
     // Grant, job creation and polling together: a few kB of JSON reached the API, not the file.
     const throughApi = apiBytesRead() - before;
     expect(throughApi).toBeLessThan(256 * 1024);
@@ -242,7 +242,7 @@ describe('uploads straight to S3 in scale-out', () => {
     const put = await putTo(g.uploadUrl, g.contentType, Buffer.alloc(60 * MiB, 1));
     expect(put.status).toBe(400);
     expect(((await put.json()) as any).error.code).toBe('FILE_TOO_LARGE');
-    expect(await s.rt.store.listFolders(`uploads/${user.id}/`)).toEqual([]);
+    expect(await s.rt.blobs.listFolders(`uploads/${user.id}/`)).toEqual([]);
     // A file within the limit goes through the API, probed and measured as it arrives.
     const tone = await readFile(await makeTone(join(dir, 'ok.mp3'), 3));
     const { body: ok } = await grant(user.key, { filename: 'ok.mp3' });
@@ -261,7 +261,7 @@ describe('uploads straight to S3 in scale-out', () => {
     const source = (await findUpload(s.rt.db, g.uploadKey))!.storage_key;
     // The object is replaced after the job's creation and before the worker reads it (a re-PUT of an
     // older grant, or another size-less client): what the worker measures is what the job reports.
-    const store = s.rt.store;
+    const store = s.rt.blobs;
     const read = store.createReadStream.bind(store);
     let replaced = false;
     store.createReadStream = async (key, range) => {

@@ -116,7 +116,7 @@ describe('video job end to end with a fake yt-dlp (real separation)', () => {
     expect(list.jobs[0]).toMatchObject({ id: created.id, status: 'COMPLETED', creditsCharged: 7 });
     expect(Object.keys(list.jobs[0].outputs).sort()).toEqual(['fullAudio', 'instrumental', 'vocals']);
     const done = (await findJob(s.rt.db, created.id))!;
-    const payload = await buildWebhookPayload(done, 'job.completed', done.completed_at!, s.rt.store);
+    const payload = await buildWebhookPayload(done, 'job.completed', done.completed_at!, s.rt.blobs);
     expect(payload.data.type).toBe('video');
     expect(payload.data.input).toEqual({
       videoTitle: 'Fake video FalconVid01',

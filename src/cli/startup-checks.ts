@@ -11,10 +11,10 @@ import { redisFailure } from '../dependencies/unavailable.ts';
  * and the cause (so a supervisor restarting it shows the reason, and it never hangs).
  */
 export async function checkDependencies(
-  rt: Pick<Runtime, 'config' | 'store' | 'queue' | 'rateLimiter'>,
+  rt: Pick<Runtime, 'config' | 'blobs' | 'queue' | 'rateLimiter'>,
 ): Promise<void> {
   const { config } = rt;
-  await rt.store.probe?.().catch((err: unknown) => {
+  await rt.blobs.probe?.().catch((err: unknown) => {
     throw storageStartError(config, err);
   });
   const redis = (err: unknown) => {

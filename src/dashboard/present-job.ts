@@ -43,19 +43,19 @@ export function relativeToSite(url: string, siteUrl: string): string {
 
 const formatOf = (fileName: string) => (fileName.split('.').pop() ?? '').toUpperCase();
 
-async function signedOutputs(row: JobRow, store: BlobStore, site: string): Promise<JobViewBody['outputs']> {
+async function signedOutputs(row: JobRow, blobs: BlobStore, site: string): Promise<JobViewBody['outputs']> {
   const stored = row.status === 'COMPLETED' ? readOutputs(row) : null;
   if (!stored) return {};
   const entries = await Promise.all(
     Object.entries(stored).map(async ([name, o]) => {
       const fileName = shownFileName(row, name, o);
       const [{ url }, stat] = await Promise.all([
-        store.signedDownloadUrl(o.key, {
+        blobs.signedDownloadUrl(o.key, {
           fileName,
           contentType: o.contentType,
           expiresInSeconds: DOWNLOAD_URL_TTL_SECONDS,
         }),
-        store.stat(o.key),
+        blobs.stat(o.key),
       ]);
       const entry = { url: relativeToSite(url, site), fileName, format: formatOf(fileName) };
       return [name, stat ? { ...entry, sizeBytes: stat.size } : entry] as const;
@@ -65,12 +65,12 @@ async function signedOutputs(row: JobRow, store: BlobStore, site: string): Promi
 }
 
 /** A signed link to the original audio of a denoise job (the A/B player), while it is stored. */
-async function inputUrl(job: TypedJob, store: BlobStore, site: string): Promise<string | null> {
+async function inputUrl(job: TypedJob, blobs: BlobStore, site: string): Promise<string | null> {
   const { row } = job;
   if (!presenterOf(job).playsInput || !row.source_key || row.status === 'EXPIRED') return null;
-  const stat = await store.stat(row.source_key);
+  const stat = await blobs.stat(row.source_key);
   if (!stat) return null;
-  const { url } = await store.signedDownloadUrl(row.source_key, {
+  const { url } = await blobs.signedDownloadUrl(row.source_key, {
     fileName: presenterOf(job).title(job).slice(0, 255),
     contentType: stat.contentType,
     expiresInSeconds: DOWNLOAD_URL_TTL_SECONDS,
@@ -82,11 +82,11 @@ async function inputUrl(job: TypedJob, store: BlobStore, site: string): Promise<
 export async function presentView(
   row: JobRow,
   facts: RunningFacts,
-  store: BlobStore,
+  blobs: BlobStore,
   site: string,
 ): Promise<JobViewBody> {
   const job = readJob(row);
-  const [outputs, input] = await Promise.all([signedOutputs(row, store, site), inputUrl(job, store, site)]);
+  const [outputs, input] = await Promise.all([signedOutputs(row, blobs, site), inputUrl(job, blobs, site)]);
   return {
     ...presentSummary(row, facts),
     options: presenterOf(job).options(job),

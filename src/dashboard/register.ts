@@ -27,6 +27,6 @@ export function registerDashboard(app: FastifyInstance, rt: Runtime, webDir?: st
     ...keyRoutes(rt),
     ...webhookRoutes(rt),
     ...adminRoutes(rt),
-    ...pageRoutes(webDir ?? DEFAULT_WEB_DIR, dashboardCsp(rt.store.capabilities.downloadOrigins)),
+    ...pageRoutes(webDir ?? DEFAULT_WEB_DIR, dashboardCsp(rt.blobs.capabilities.downloadOrigins)),
   ]);
 }

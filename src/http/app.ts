@@ -152,7 +152,7 @@ export function apiRoutes(rt: Runtime): AnyRoute[] {
     ...cancelRoutes(rt),
     ...webhookRoutes(rt),
     ...adminRoutes(rt),
-    ...blobRoutes({ store: rt.store, signer: rt.signer }),
+    ...blobRoutes({ blobs: rt.blobs, signer: rt.signer }),
   ];
   return [...routes, ...docsRoutes(() => routes, rt.config.publicUrl, API_VERSION)];
 }

@@ -14,7 +14,7 @@ import type { Metrics } from '../metrics/metrics.ts';
 export interface JobDeps {
   config: Config;
   db: Db;
-  store: BlobStore;
+  blobs: BlobStore;
   queue: JobQueue;
   log: Logger;
   /** Which optional models the processes that run jobs have (gates six stems and voice cleaning). */

@@ -13,15 +13,15 @@ const JOB_ID = /^job_[0-9A-Za-z]+$/;
  * before anything of it is stored, so a folder without a row is never a job's work in progress.
  * Returns the ids whose folders were removed.
  */
-export async function sweepOrphanJobFolders(deps: { db: Db; store: BlobStore }): Promise<string[]> {
-  const ids = (await deps.store.listFolders('jobs/')).filter((id) => JOB_ID.test(id));
+export async function sweepOrphanJobFolders(deps: { db: Db; blobs: BlobStore }): Promise<string[]> {
+  const ids = (await deps.blobs.listFolders('jobs/')).filter((id) => JOB_ID.test(id));
   const removed: string[] = [];
   for (let i = 0; i < ids.length; i += BATCH) {
     const batch = ids.slice(i, i + BATCH);
     const existing = await existingJobIds(deps.db, batch);
     for (const id of batch) {
       if (existing.has(id)) continue;
-      await deps.store.deletePrefix(`jobs/${id}/`);
+      await deps.blobs.deletePrefix(`jobs/${id}/`);
       removed.push(id);
     }
   }

@@ -11,7 +11,7 @@ import type { UrlSigner } from '../storage/url-signer.ts';
 export interface UploadDeps {
   config: Config;
   db: Db;
-  store: BlobStore;
+  blobs: BlobStore;
   signer: UrlSigner;
   log: Logger;
 }

@@ -14,7 +14,7 @@ export async function openFormUpload(deps: Pick<UploadDeps, 'db'>, accountId: st
 }
 
 /** Removes what a refused form upload left: its stored object and its row. */
-export async function discardFormUpload(deps: Pick<UploadDeps, 'db' | 'store'>, row: UploadRow): Promise<void> {
-  await deps.store.deletePrefix(uploadPrefix(row)).catch(() => undefined);
+export async function discardFormUpload(deps: Pick<UploadDeps, 'db' | 'blobs'>, row: UploadRow): Promise<void> {
+  await deps.blobs.deletePrefix(uploadPrefix(row)).catch(() => undefined);
   await deleteUpload(deps.db, row.id).catch(() => undefined);
 }

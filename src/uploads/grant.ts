@@ -79,7 +79,7 @@ export function newUploadRow(
  * client store a file of any size for as long as the grant's retention.
  */
 export async function grantUpload(
-  deps: Pick<UploadDeps, 'config' | 'db' | 'signer' | 'store'>,
+  deps: Pick<UploadDeps, 'config' | 'db' | 'signer' | 'blobs'>,
   accountId: string,
   body: z.infer<typeof UploadGrantRequest>,
 ) {
@@ -98,8 +98,8 @@ export async function grantUpload(
   }
   await insertUpload(deps.db, row);
   let uploadUrl: string;
-  if (direct && deps.store.signedUploadUrl) {
-    const signed = await deps.store.signedUploadUrl(row.storage_key, {
+  if (direct && deps.blobs.signedUploadUrl) {
+    const signed = await deps.blobs.signedUploadUrl(row.storage_key, {
       contentType: row.content_type,
       contentLength: body.fileSizeBytes,
       expiresInSeconds: UPLOAD_URL_TTL_SECONDS,

@@ -17,7 +17,7 @@ import type { UploadDeps } from './deps.ts';
  * most an unreferenced object under the upload's prefix, which retention deletes with the upload.
  */
 export async function publishUpload(
-  deps: Pick<UploadDeps, 'db' | 'store'>,
+  deps: Pick<UploadDeps, 'db' | 'blobs'>,
   upload: UploadRow,
   file: { path: string; size: number; durationSeconds: number },
 ): Promise<UploadRow> {
@@ -25,7 +25,7 @@ export async function publishUpload(
   const current = await findUpload(deps.db, upload.id);
   if (current?.status !== 'pending') throw new ApiError('UPLOAD_ALREADY_COMPLETED');
   const key = `${uploadPrefix(upload)}source-${randomBytes(9).toString('base64url')}`;
-  await deps.store.putFile(key, file.path, { contentType: upload.content_type });
+  await deps.blobs.putFile(key, file.path, { contentType: upload.content_type });
   let won = false;
   try {
     won = await completeUpload(deps.db, upload.id, {
@@ -34,7 +34,7 @@ export async function publishUpload(
       durationSeconds: file.durationSeconds,
     });
   } finally {
-    if (!won) await deps.store.delete(key).catch(() => undefined);
+    if (!won) await deps.blobs.delete(key).catch(() => undefined);
   }
   if (!won) throw new ApiError('UPLOAD_ALREADY_COMPLETED');
   return {

@@ -22,7 +22,7 @@ import type { Metrics } from '../metrics/metrics.ts';
 export interface DispatcherDeps {
   config: Pick<Config, 'allowPrivateUrls' | 'webhookTimeoutMs' | 'deployment'>;
   db: Db;
-  store: BlobStore;
+  blobs: BlobStore;
   log: Logger;
   metrics: Pick<Metrics, 'webhookDeliveries'>;
 }
@@ -97,7 +97,7 @@ async function attemptDelivery(deps: DispatcherDeps, row: DeliveryRow): Promise<
   // written before bodies were stored are built now.
   let body: unknown = row.payload;
   try {
-    body ??= await buildWebhookPayload(job, row.event as WebhookEventName, row.created_at, deps.store);
+    body ??= await buildWebhookPayload(job, row.event as WebhookEventName, row.created_at, deps.blobs);
   } catch (err) {
     // Our fault, not the receiver's: not counted against the webhook.
     await skipDelivery(deps.db, row.id, owner, `payload could not be built: ${(err as Error).message}`);

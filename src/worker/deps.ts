@@ -13,7 +13,7 @@ import type { Metrics } from '../metrics/metrics.ts';
 export interface WorkerDeps {
   config: Config;
   db: Db;
-  store: BlobStore;
+  blobs: BlobStore;
   queue: JobQueue;
   log: Logger;
   metrics: Metrics;

@@ -11,7 +11,7 @@ import { ShutdownError } from './job-errors.ts';
  * holds the job (cancelled, failed or deleted), and the stage stops.
  */
 export function guardedStoreFile(
-  deps: Pick<WorkerDeps, 'db' | 'store'>,
+  deps: Pick<WorkerDeps, 'db' | 'blobs'>,
   job: Pick<JobRow, 'id'>,
   owner: string,
   leaseMs: number,
@@ -19,9 +19,9 @@ export function guardedStoreFile(
   const stillMine = () => renewLease(deps.db, job.id, owner, leaseMs);
   return async (key, localPath, contentType) => {
     if (!(await stillMine())) throw new ShutdownError('the job is no longer this worker’s (cancelled?)');
-    await deps.store.putFile(key, localPath, { contentType });
+    await deps.blobs.putFile(key, localPath, { contentType });
     if (await stillMine()) return;
-    if (await isAbandoned(deps, job.id)) await deps.store.delete(key);
+    if (await isAbandoned(deps, job.id)) await deps.blobs.delete(key);
     throw new ShutdownError('the job was taken from this worker while it stored a file (cancelled?)');
   };
 }
@@ -32,12 +32,12 @@ export function guardedStoreFile(
  * stays behind. A job another worker holds or completed keeps its files.
  */
 export async function discardIfAbandoned(
-  deps: Pick<WorkerDeps, 'db' | 'store'>,
+  deps: Pick<WorkerDeps, 'db' | 'blobs'>,
   job: Pick<JobRow, 'id' | 'account_id' | 'source_key'>,
 ): Promise<boolean> {
   if (!(await isAbandoned(deps, job.id))) return false;
   const row = await findJob(deps.db, job.id);
-  await deleteJobFiles(deps.store, row ?? job);
+  await deleteJobFiles(deps.blobs, row ?? job);
   return true;
 }
 

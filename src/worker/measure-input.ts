@@ -24,14 +24,14 @@ import { PermanentJobError } from './job-errors.ts';
  * they stand now; `limitInputToBill` still runs after this.
  */
 export async function fetchMeasuredInput<K extends JobKind>(
-  deps: Pick<StageDeps, 'config' | 'store' | 'log'>,
+  deps: Pick<StageDeps, 'config' | 'blobs' | 'log'>,
   ctx: Pick<StageContext<K>, 'job' | 'signal' | 'settleMeasuredInput'>,
   inputPath: string,
 ): Promise<JobRow> {
   const job = ctx.job.row;
   if (!job.source_key) throw new PermanentJobError('the job has no input file');
   if (job.duration_seconds !== null) {
-    await deps.store.downloadToFile(job.source_key, inputPath);
+    await deps.blobs.downloadToFile(job.source_key, inputPath);
     return job;
   }
   let measured: { seconds: number; bytes: number };
@@ -40,7 +40,7 @@ export async function fetchMeasuredInput<K extends JobKind>(
   } catch (err) {
     // A file no job can use (not audio, too long or short, too large) goes at once, not a retention
     // period later: a direct upload must not be a way to keep anything in the bucket.
-    if (err instanceof PermanentJobError) await deps.store.delete(job.source_key);
+    if (err instanceof PermanentJobError) await deps.blobs.delete(job.source_key);
     throw err;
   }
   const credits = await ctx.settleMeasuredInput(measured.seconds, measured.bytes);
@@ -50,7 +50,7 @@ export async function fetchMeasuredInput<K extends JobKind>(
 
 /** The download with the size limit, the measuring decode and the duration limits; refusals are permanent. */
 async function downloadAndMeasure(
-  deps: Pick<StageDeps, 'config' | 'store' | 'log'>,
+  deps: Pick<StageDeps, 'config' | 'blobs' | 'log'>,
   signal: AbortSignal,
   key: string,
   inputPath: string,
@@ -81,12 +81,12 @@ async function downloadAndMeasure(
 
 /** Downloads a blob, refusing it once it passes `maxBytes` (an object replaced after the job's creation). */
 async function downloadWithLimit(
-  deps: Pick<StageDeps, 'store'>,
+  deps: Pick<StageDeps, 'blobs'>,
   key: string,
   localPath: string,
   maxBytes: number,
 ): Promise<number> {
-  const body = await deps.store.createReadStream(key);
+  const body = await deps.blobs.createReadStream(key);
   try {
     return await copyWithLimit(body, createWriteStream(localPath), maxBytes);
   } catch (err) {

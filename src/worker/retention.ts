@@ -10,13 +10,13 @@ import { deleteJobFiles } from '../jobs/outputs/job-files.ts';
  * and no unfinished job still needs them.
  */
 export async function sweepExpired(
-  deps: Pick<WorkerDeps, 'config' | 'db' | 'store'>,
+  deps: Pick<WorkerDeps, 'config' | 'db' | 'blobs'>,
   now = new Date(),
 ): Promise<{ jobs: number; uploads: number }> {
   const nowIso = now.toISOString();
   let jobs = 0;
   for (const job of await listExpiredJobs(deps.db, nowIso)) {
-    await deleteJobFiles(deps.store, job);
+    await deleteJobFiles(deps.blobs, job);
     if (await markExpired(deps.db, job.id)) jobs++;
   }
   const cutoff = new Date(now.getTime() - deps.config.retentionSeconds * 1000).toISOString();
@@ -24,7 +24,7 @@ export async function sweepExpired(
   for (const upload of await listExpiredUploads(deps.db, cutoff)) {
     if (await isSourceInUse(deps.db, upload.storage_key)) continue;
     // The whole prefix: the published file and any object a PUT cut off by a crash left beside it.
-    await deps.store.deletePrefix(uploadPrefix(upload));
+    await deps.blobs.deletePrefix(uploadPrefix(upload));
     await deleteUpload(deps.db, upload.id);
     uploads++;
   }
@@ -32,7 +32,7 @@ export async function sweepExpired(
 }
 
 export function startRetentionSweeper(
-  deps: Pick<WorkerDeps, 'config' | 'db' | 'store' | 'log'>,
+  deps: Pick<WorkerDeps, 'config' | 'db' | 'blobs' | 'log'>,
   everyMs = 60_000,
 ): { stop(): void } {
   let running = false;

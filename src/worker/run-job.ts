@@ -171,7 +171,7 @@ export async function runJobStage(runner: Runner, jobId: string, stage: Stage): 
 
 /** Settles a completed job; false when another worker had taken it over (it settles the job). */
 async function completeJob(
-  deps: Pick<WorkerDeps, 'config' | 'db' | 'metrics' | 'store'>,
+  deps: Pick<WorkerDeps, 'config' | 'db' | 'metrics' | 'blobs'>,
   job: JobRow,
   outcome: StageCompleted,
 ): Promise<boolean> {
@@ -199,7 +199,7 @@ async function completeJob(
       settlement = { ...settlement, released: await releaseHold(tx, job.account_id, job.id, 'metering is off') };
     }
     await setCreditsCharged(tx, job.id, settlement.charged);
-    await recordJobEvent(tx, deps.store, job.id, 'job.completed');
+    await recordJobEvent(tx, deps.blobs, job.id, 'job.completed');
     return settlement;
   });
   if (!settled) return false;
@@ -241,7 +241,7 @@ async function failOrRetry(runner: Runner, job: JobRow, stage: Stage, err: unkno
 
 /** The terminal failure: FAILED, the hold released and `job.failed` in the outbox, in one transaction. */
 async function failJob(
-  deps: Pick<WorkerDeps, 'config' | 'db' | 'metrics' | 'store'>,
+  deps: Pick<WorkerDeps, 'config' | 'db' | 'metrics' | 'blobs'>,
   job: JobRow,
   message: string,
   code: string,
@@ -259,7 +259,7 @@ async function failJob(
     });
     if (!moved) return null;
     const seconds = await releaseHold(tx, job.account_id, job.id, 'job failed');
-    await recordJobEvent(tx, deps.store, job.id, 'job.failed');
+    await recordJobEvent(tx, deps.blobs, job.id, 'job.failed');
     return seconds;
   });
   if (released !== null) {

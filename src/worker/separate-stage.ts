@@ -143,7 +143,7 @@ async function separateInput(
       contentType: AUDIO_CONTENT_TYPES[format],
     };
   }
-  if (analysis?.detail) await storeJobAnalysis(deps.store, job.id, analysis.detail);
+  if (analysis?.detail) await storeJobAnalysis(deps.blobs, job.id, analysis.detail);
   return {
     type: 'completed',
     outputs,

@@ -68,7 +68,7 @@ export interface StageNext<K extends JobKind> {
 export type StageResult<K extends JobKind> = StageCompleted | StageNext<K>;
 
 /** What a stage handler may use: the runner alone writes the job's row. */
-export type StageDeps = Pick<WorkerDeps, 'config' | 'store' | 'log' | 'engines' | 'metrics'>;
+export type StageDeps = Pick<WorkerDeps, 'config' | 'blobs' | 'log' | 'engines' | 'metrics'>;
 
 export type StageHandler<K extends JobKind> = (deps: StageDeps, ctx: StageContext<K>) => Promise<StageResult<K>>;
 

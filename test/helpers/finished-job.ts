@@ -94,11 +94,11 @@ export async function commitFinishedJob(
   });
   const deliveries = await rt.db.transaction().execute(async (tx) => {
     await insertJob(tx, job);
-    return recordJobEvent(tx, rt.store, id, o.outcome === 'COMPLETED' ? 'job.completed' : 'job.failed');
+    return recordJobEvent(tx, rt.blobs, id, o.outcome === 'COMPLETED' ? 'job.completed' : 'job.failed');
   });
   // Stored after the row, as a worker does: a folder of `jobs/` without its row is an orphan.
   for (const [stem, bytes] of Object.entries(o.outputs ?? {})) {
-    await rt.store.put(stored[stem]!.key, Readable.from([bytes]), { contentType: 'audio/mpeg' });
+    await rt.blobs.put(stored[stem]!.key, Readable.from([bytes]), { contentType: 'audio/mpeg' });
   }
   return { job, deliveries };
 }

@@ -62,6 +62,6 @@ export async function practiceJob(rt: Runtime, accountId: string, analysis: Stor
     outputs,
     options: { outputType: 'FOUR_STEMS', quality: 'FAST', outputFormat: 'MP3', denoiseVocals: false },
   });
-  if (analysis) await storeJobAnalysis(rt.store, job.id, analysis);
+  if (analysis) await storeJobAnalysis(rt.blobs, job.id, analysis);
   return job;
 }

@@ -29,7 +29,7 @@ async function decide(env: Record<string, string>) {
     signer: new UrlSigner(randomBytes(32)),
   });
   try {
-    const direct = directUploads({ config, store });
+    const direct = directUploads({ config, blobs: store });
     const url = direct
       ? (await store.signedUploadUrl!('uploads/a/u/direct', { contentType: 'audio/mpeg', expiresInSeconds: 900 })).url
       : null;

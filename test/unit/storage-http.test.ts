@@ -37,7 +37,7 @@ beforeAll(async () => {
   registerRoutes(
     app,
     blobRoutes({
-      store: new Proxy({} as DiskBlobStore, { get: (_t, p) => (storeRef.s as any)[p].bind(storeRef.s) }),
+      blobs: new Proxy({} as DiskBlobStore, { get: (_t, p) => (storeRef.s as any)[p].bind(storeRef.s) }),
       signer,
     }),
   );

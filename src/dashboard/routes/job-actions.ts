@@ -20,7 +20,7 @@ const byId = { params: IdParams };
 
 /** What a person does to a job besides making it: the form's capabilities, cancel, rename, delete, the ZIP. */
 export function jobActionRoutes(rt: Runtime) {
-  const view = async (row: JobRow) => presentView(row, await runningFacts(rt, row), rt.store, rt.config.publicUrl);
+  const view = async (row: JobRow) => presentView(row, await runningFacts(rt, row), rt.blobs, rt.config.publicUrl);
   return [
     defineRoute({
       ...base,
@@ -81,7 +81,7 @@ export function jobActionRoutes(rt: Runtime) {
       status: 200,
       response: null,
       handler: async ({ request, params, reply }) => {
-        const zip = await outputsZip(rt.store, await ownJob(rt, sessionOf(request).accountId, params.id));
+        const zip = await outputsZip(rt.blobs, await ownJob(rt, sessionOf(request).accountId, params.id));
         reply
           .header('content-type', 'application/zip')
           .header('content-disposition', attachmentDisposition(zip.fileName));

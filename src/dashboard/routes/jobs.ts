@@ -62,7 +62,7 @@ export function jobRoutes(rt: Runtime) {
       response: JobView,
       handler: async ({ request, params }) => {
         const row = await ownJob(rt, sessionOf(request).accountId, params.id);
-        return presentView(row, await runningFacts(rt, row), rt.store, rt.config.publicUrl);
+        return presentView(row, await runningFacts(rt, row), rt.blobs, rt.config.publicUrl);
       },
     }),
     defineRoute({
@@ -75,7 +75,7 @@ export function jobRoutes(rt: Runtime) {
       response: JobPeaks,
       handler: async ({ request, params }) => {
         const row = await ownJob(rt, sessionOf(request).accountId, params.id);
-        return { outputs: await jobPeaks({ store: rt.store, tools: rt.config.ffmpeg }, row) };
+        return { outputs: await jobPeaks({ blobs: rt.blobs, tools: rt.config.ffmpeg }, row) };
       },
     }),
     defineRoute({

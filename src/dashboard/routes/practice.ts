@@ -30,7 +30,7 @@ const byId = { params: IdParams };
 export function practiceRoutes(rt: Runtime) {
   const view = async (accountId: string, id: string) => {
     const row = await ownJob(rt, accountId, id);
-    return presentView(row, await runningFacts(rt, row), rt.store, rt.config.publicUrl);
+    return presentView(row, await runningFacts(rt, row), rt.blobs, rt.config.publicUrl);
   };
   return [
     defineRoute({
@@ -42,7 +42,7 @@ export function practiceRoutes(rt: Runtime) {
       status: 200,
       response: DashboardJobAnalysis,
       handler: async ({ request, params }) =>
-        presentJobAnalysis(rt.store, await ownJob(rt, sessionOf(request).accountId, params.id)),
+        presentJobAnalysis(rt.blobs, await ownJob(rt, sessionOf(request).accountId, params.id)),
     }),
     defineRoute({
       ...base,
@@ -117,7 +117,7 @@ export function practiceRoutes(rt: Runtime) {
             return name && gain ? [[name, Number(gain)]] : [];
           }),
         );
-        const out = await renderExport({ store: rt.store, tools: rt.config.ffmpeg }, row, {
+        const out = await renderExport({ blobs: rt.blobs, tools: rt.config.ffmpeg }, row, {
           what: query.what,
           format: audioFormatOf(query.format),
           tempo: query.tempo,

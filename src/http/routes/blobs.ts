@@ -11,7 +11,7 @@ import { BLOB_ROUTE_PREFIX, verifyDownloadQuery } from '../../storage/download-u
 import type { UrlSigner } from '../../storage/url-signer.ts';
 
 export interface BlobRouteDeps {
-  store: BlobStore;
+  blobs: BlobStore;
   signer: UrlSigner;
   /** Clock for expiry checks; tests move it. */
   now?: () => number;
@@ -69,7 +69,7 @@ async function serveBlob(
   const check = verifyDownloadQuery(deps.signer, assertBlobKey(key), query, nowMs);
   if (!check.ok) throw new ApiError(check.reason === 'expired' ? 'DOWNLOAD_URL_EXPIRED' : 'INVALID_SIGNATURE');
 
-  const stat = await deps.store.stat(key);
+  const stat = await deps.blobs.stat(key);
   if (!stat) throw new ApiError('FILE_NOT_FOUND');
 
   const range = parseByteRange(headerValue(req.headers.range), stat.size);
@@ -83,7 +83,7 @@ async function serveBlob(
   if (req.method === 'GET' && length > 0) {
     // Opened before any header is set, so a blob deleted since `stat` still gets a clean JSON 404.
     // BlobNotFoundError answers FILE_NOT_FOUND (error-table.ts).
-    stream = await deps.store.createReadStream(key, { start, end });
+    stream = await deps.blobs.createReadStream(key, { start, end });
   }
 
   reply.header('Accept-Ranges', 'bytes');

@@ -24,19 +24,19 @@ const RESOURCES: Record<JobKind, Cancellable> = {
     path: '/v1/jobs',
     tag: 'Stem jobs',
     detail: JobDetail,
-    present: (rt, row) => presentStemJob(row, rt.store),
+    present: (rt, row) => presentStemJob(row, rt.blobs),
   },
   video: {
     path: '/v1/video-jobs',
     tag: 'Video jobs',
     detail: VideoJobDetail,
-    present: (rt, row) => presentVideoJob(row, rt.store),
+    present: (rt, row) => presentVideoJob(row, rt.blobs),
   },
   track: {
     path: '/v1/track-jobs',
     tag: 'Track jobs',
     detail: TrackJobDetail,
-    present: (rt, row) => presentTrackJob(row, rt.store),
+    present: (rt, row) => presentTrackJob(row, rt.blobs),
   },
   denoise: {
     path: '/v1/denoise-jobs',

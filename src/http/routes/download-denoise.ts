@@ -45,12 +45,12 @@ export function downloadDenoiseRoute(rt: Runtime) {
       }
       const output = denoisedOutput(row);
       // EXPIRED, or a completed job whose file retention already removed: same answer.
-      if (!output || !(await rt.store.stat(output.key))) {
+      if (!output || !(await rt.blobs.stat(output.key))) {
         throw new ApiError('OUTPUT_EXPIRED', 'The cleaned file has been deleted after the retention period.', {
           jobStatus: row.status,
         });
       }
-      const { url } = await rt.store.signedDownloadUrl(output.key, {
+      const { url } = await rt.blobs.signedDownloadUrl(output.key, {
         fileName: output.fileName,
         contentType: output.contentType,
         expiresInSeconds: DOWNLOAD_URL_TTL_SECONDS,

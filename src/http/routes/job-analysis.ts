@@ -27,7 +27,7 @@ export function jobAnalysisRoutes(rt: Runtime) {
       handler: async ({ params, auth }) => {
         const row = await findAccountJob(rt.db, auth.accountId, null, params.id);
         if (!row || !ANALYSED_KINDS.has(row.kind)) throw new ApiError('JOB_NOT_FOUND', `No job '${params.id}'.`);
-        return presentJobAnalysis(rt.store, row);
+        return presentJobAnalysis(rt.blobs, row);
       },
     }),
   ];

@@ -70,7 +70,7 @@ export function jobRoutes(rt: Runtime) {
       handler: async ({ params, auth, request, reply }) => {
         const row = await findAccountJob(rt.db, auth.accountId, 'stem', params.id);
         if (!row) throw new ApiError('JOB_NOT_FOUND', `No job '${params.id}'.`);
-        return pollingHints(request, reply, row, await presentStemJob(row, rt.store));
+        return pollingHints(request, reply, row, await presentStemJob(row, rt.blobs));
       },
     }),
   ];

@@ -46,7 +46,7 @@ interface MediaResource<B, H> {
   detail: z.ZodType;
   list: z.ZodType;
   errors: readonly ErrorCode[];
-  present(row: JobRow, store: BlobStore): Promise<unknown>;
+  present(row: JobRow, blobs: BlobStore): Promise<unknown>;
 }
 
 const SITE_ERRORS = ['AUDIO_TOO_LONG', 'AUDIO_TOO_SHORT', 'FILE_TOO_LARGE', 'INSUFFICIENT_CREDITS'] as const;
@@ -147,7 +147,7 @@ function resourceRoutes<B, H>(rt: Runtime, r: MediaResource<B, H>) {
 }
 
 /** List and read under one path (the contract's name or the hosted one). */
-function readRoutes<B, H>(deps: { db: Runtime['db']; store: BlobStore }, r: MediaResource<B, H>, path: string) {
+function readRoutes<B, H>(deps: { db: Runtime['db']; blobs: BlobStore }, r: MediaResource<B, H>, path: string) {
   return [
     defineRoute({
       method: 'GET',
@@ -162,7 +162,7 @@ function readRoutes<B, H>(deps: { db: Runtime['db']; store: BlobStore }, r: Medi
       handler: async ({ query, auth }) => {
         const { rows, total, hasMore } = await listJobs(deps.db, { accountId: auth.accountId, kind: r.kind, ...query });
         return {
-          jobs: await Promise.all(rows.map((row) => r.present(row, deps.store))),
+          jobs: await Promise.all(rows.map((row) => r.present(row, deps.blobs))),
           pagination: { total, limit: query.limit, offset: query.offset, hasMore },
         };
       },
@@ -181,7 +181,7 @@ function readRoutes<B, H>(deps: { db: Runtime['db']; store: BlobStore }, r: Medi
       handler: async ({ params, auth, request, reply }) => {
         const row = await findAccountJob(deps.db, auth.accountId, r.kind, params.id);
         if (!row) throw new ApiError('JOB_NOT_FOUND', `No ${r.kind} job '${params.id}'.`);
-        return pollingHints(request, reply, row, await r.present(row, deps.store));
+        return pollingHints(request, reply, row, await r.present(row, deps.blobs));
       },
     }),
   ];

@@ -23,7 +23,7 @@ export function wasCancelled(row: Pick<JobRow, 'status' | 'error_code'>): boolea
  * JOB_NOT_CANCELLABLE. Returns the job as it is now.
  */
 export async function cancelJob(
-  deps: Pick<JobDeps, 'db' | 'config' | 'metrics' | 'store'>,
+  deps: Pick<JobDeps, 'db' | 'config' | 'metrics' | 'blobs'>,
   accountId: string,
   kind: JobKind | null,
   id: string,
@@ -35,7 +35,7 @@ export async function cancelJob(
     const expiresAt = new Date(now.getTime() + deps.config.retentionSeconds * 1000).toISOString();
     if (!(await markCancelled(tx, id, { now: now.toISOString(), expiresAt, message: CANCELLED_MESSAGE }))) return null;
     const seconds = await releaseHold(tx, accountId, id, 'job cancelled');
-    await recordJobEvent(tx, deps.store, id, 'job.failed');
+    await recordJobEvent(tx, deps.blobs, id, 'job.failed');
     return seconds;
   });
   const moved = released !== null;

@@ -11,11 +11,11 @@ import { deleteJobFiles } from '../outputs/job-files.ts';
  * credits and stops its worker. The files go first, so a failure part way leaves a job that can be
  * deleted again rather than files nothing points at. Its ledger rows stay (the balance's history).
  */
-export async function deleteJob(deps: Pick<JobDeps, 'db' | 'store'>, accountId: string, id: string): Promise<void> {
+export async function deleteJob(deps: Pick<JobDeps, 'db' | 'blobs'>, accountId: string, id: string): Promise<void> {
   const row = await findAccountJob(deps.db, accountId, null, id);
   if (!row) throw new ApiError('JOB_NOT_FOUND', `No job '${id}'.`);
   if (row.status === 'PENDING' || row.status === 'PROCESSING') throw new ApiError('JOB_STILL_RUNNING');
-  await deleteJobFiles(deps.store, row);
+  await deleteJobFiles(deps.blobs, row);
   if (!(await deleteFinishedJob(deps.db, accountId, id))) throw new ApiError('JOB_STILL_RUNNING');
   await deletePlayerSettings(deps.db, id);
 }

@@ -6,7 +6,7 @@ import { keptUsage, markKept, unmarkKept } from '../../store/kept-jobs.ts';
 import { readOutputs } from '../read-job.ts';
 import { analysisKey } from '../outputs/job-analysis.ts';
 
-type KeepDeps = Pick<JobDeps, 'db' | 'store' | 'config'>;
+type KeepDeps = Pick<JobDeps, 'db' | 'blobs' | 'config'>;
 
 /** What the account keeps now against this server's limit (`KEEP_LIMIT_MB`; 0: Keep is off). */
 export async function keepUsageOf(deps: Pick<JobDeps, 'db' | 'config'>, accountId: string) {
@@ -15,9 +15,9 @@ export async function keepUsageOf(deps: Pick<JobDeps, 'db' | 'config'>, accountI
 }
 
 /** Bytes a kept job holds in the blob store: its outputs and its analysis (the peaks are a few kB). */
-async function jobBytes(deps: Pick<JobDeps, 'store'>, row: JobRow): Promise<number> {
+async function jobBytes(deps: Pick<JobDeps, 'blobs'>, row: JobRow): Promise<number> {
   const keys = [...Object.values(readOutputs(row) ?? {}).map((o) => o.key), analysisKey(row.id)];
-  const sizes = await Promise.all(keys.map(async (k) => (await deps.store.stat(k))?.size ?? 0));
+  const sizes = await Promise.all(keys.map(async (k) => (await deps.blobs.stat(k))?.size ?? 0));
   return sizes.reduce((a, b) => a + b, 0);
 }
 

@@ -28,7 +28,7 @@ export type UnmeasuredInput = Omit<AcquiredInput, 'durationSeconds'> & { duratio
  * it passes through here) and measured later by the worker (`src/worker/measure-input.ts`).
  */
 export async function inputFromUpload(
-  deps: Pick<JobDeps, 'db' | 'store' | 'config'>,
+  deps: Pick<JobDeps, 'db' | 'blobs' | 'config'>,
   accountId: string,
   uploadKey: string,
 ): Promise<AcquiredInput | UnmeasuredInput> {
@@ -37,7 +37,7 @@ export async function inputFromUpload(
     throw new ApiError('UPLOAD_NOT_FOUND', `No upload '${uploadKey}' belongs to this account.`);
   }
   if (upload.status === 'direct') {
-    const stored = await deps.store.stat(upload.storage_key);
+    const stored = await deps.blobs.stat(upload.storage_key);
     if (!stored) {
       throw new ApiError(
         'UPLOAD_NOT_FOUND',
@@ -47,7 +47,7 @@ export async function inputFromUpload(
     const max = deps.config.limits.maxFileSizeBytes;
     if (stored.size > max) {
       // No job can ever use it: it goes at once, not with the upload's retention.
-      await deps.store.delete(upload.storage_key);
+      await deps.blobs.delete(upload.storage_key);
       throw new ApiError('FILE_TOO_LARGE', `The file is ${stored.size} bytes; the maximum is ${max} bytes.`, {
         maxFileSizeBytes: max,
       });
@@ -79,7 +79,7 @@ export async function inputFromUpload(
  * duration and credits.
  */
 export async function inputFromUrl(
-  deps: Pick<JobDeps, 'config' | 'store' | 'log'>,
+  deps: Pick<JobDeps, 'config' | 'blobs' | 'log'>,
   accountId: string,
   sourceUrl: string,
 ): Promise<AcquiredInput> {
@@ -96,7 +96,7 @@ export async function inputFromUrl(
     });
     const measured = await measureAudioOrReject(deps, tmp);
     const key = `sources/${accountId}/${newId('src')}/source`;
-    await deps.store.putFile(key, tmp, { contentType: fetched.contentType ?? 'application/octet-stream' });
+    await deps.blobs.putFile(key, tmp, { contentType: fetched.contentType ?? 'application/octet-stream' });
     return {
       sourceKey: key,
       fileName: sanitizeFileName(fetched.suggestedFileName ?? 'audio'),
@@ -110,8 +110,8 @@ export async function inputFromUrl(
 }
 
 /** Deletes a fetched source (`inputFromUrl`) that no job refers to: its job was refused. */
-export async function discardUnusedSource(deps: Pick<JobDeps, 'db' | 'store'>, sourceKey: string): Promise<void> {
-  if (!(await hasJobWithSource(deps.db, sourceKey))) await deps.store.delete(sourceKey);
+export async function discardUnusedSource(deps: Pick<JobDeps, 'db' | 'blobs'>, sourceKey: string): Promise<void> {
+  if (!(await hasJobWithSource(deps.db, sourceKey))) await deps.blobs.delete(sourceKey);
 }
 
 /** Applies the size and duration limits; returns the credits the input costs. */

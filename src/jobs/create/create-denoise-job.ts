@@ -20,7 +20,7 @@ import type { DenoiseInput, DenoiseOptions } from '../payloads.ts';
  * an error.
  */
 export async function createDenoiseJob(
-  deps: Pick<JobDeps, 'config' | 'db' | 'queue' | 'log' | 'models' | 'store' | 'metrics'>,
+  deps: Pick<JobDeps, 'config' | 'db' | 'queue' | 'log' | 'models' | 'blobs' | 'metrics'>,
   accountId: string,
   body: z.infer<typeof CreateDenoiseJobRequest>,
   idempotent?: IdempotentAnswer,

@@ -16,7 +16,7 @@ import { buildWebhookPayload, eventUrlSeconds } from './webhook-payload.ts';
  */
 export async function recordJobEvent(
   tx: DbOrTx,
-  store: BlobStore,
+  blobs: BlobStore,
   jobId: string,
   event: WebhookEventName,
 ): Promise<number> {
@@ -25,7 +25,7 @@ export async function recordJobEvent(
   return insertPendingDeliveries(tx, job.account_id, jobId, event, async (occurredAt) => {
     try {
       const urlSeconds = eventUrlSeconds(job, new Date(occurredAt));
-      return JSON.stringify(await buildWebhookPayload(job, event, occurredAt, store, urlSeconds));
+      return JSON.stringify(await buildWebhookPayload(job, event, occurredAt, blobs, urlSeconds));
     } catch {
       // Never fail the job's transaction for its event: the body is built at send time instead.
       return null;

@@ -29,11 +29,11 @@ export async function buildWebhookPayload(
   row: JobRow,
   event: WebhookEventName,
   occurredAt: string,
-  store: BlobStore,
+  blobs: BlobStore,
   urlSeconds = DOWNLOAD_URL_TTL_SECONDS,
 ): Promise<WebhookPayloadBody> {
   let outputs: WebhookPayloadBody['data']['outputs'] = null;
-  if (event === 'job.completed') outputs = await signOutputs(store, row, urlSeconds).catch(() => null);
+  if (event === 'job.completed') outputs = await signOutputs(blobs, row, urlSeconds).catch(() => null);
   const job = readJob(row);
   const metadata = readMetadata(row);
   return {

@@ -109,7 +109,7 @@ export interface RenderedExport {
  * shipping an encoder (LAME is LGPL), and ffmpeg is already here with both.
  */
 export async function renderExport(
-  deps: { store: BlobStore; tools: FfmpegTools },
+  deps: { blobs: BlobStore; tools: FfmpegTools },
   row: JobRow,
   r: ExportRequest,
 ): Promise<RenderedExport> {
@@ -126,7 +126,7 @@ export async function renderExport(
     const inputs = await Promise.all(
       heard.map(async ([name], i) => {
         const local = join(dir, `in-${i}`);
-        await deps.store.downloadToFile(outputs[name]!.key, local);
+        await deps.blobs.downloadToFile(outputs[name]!.key, local);
         return local;
       }),
     );

@@ -25,16 +25,16 @@ export function analysisKey(jobId: string): string {
   return `jobs/${jobId}/analysis.json`;
 }
 
-export async function storeJobAnalysis(store: BlobStore, jobId: string, detail: StoredAnalysisValue): Promise<void> {
+export async function storeJobAnalysis(blobs: BlobStore, jobId: string, detail: StoredAnalysisValue): Promise<void> {
   const body = Buffer.from(JSON.stringify(StoredAnalysis.parse(detail)));
-  await store.put(analysisKey(jobId), Readable.from([body]), { contentType: 'application/json' });
+  await blobs.put(analysisKey(jobId), Readable.from([body]), { contentType: 'application/json' });
 }
 
 /** The stored detail, or null for a job analysed before it was stored (or whose analysis failed). */
-async function readStoredAnalysis(store: BlobStore, jobId: string): Promise<StoredAnalysisValue | null> {
+async function readStoredAnalysis(blobs: BlobStore, jobId: string): Promise<StoredAnalysisValue | null> {
   let stream: Readable;
   try {
-    stream = await store.createReadStream(analysisKey(jobId));
+    stream = await blobs.createReadStream(analysisKey(jobId));
   } catch (err) {
     if (err instanceof BlobNotFoundError) return null;
     throw err;
@@ -50,11 +50,11 @@ async function readStoredAnalysis(store: BlobStore, jobId: string): Promise<Stor
  * detail. 409 before the job completed (or when it failed), 410 once retention removed its outputs;
  * a job completed before the detail existed answers its tempo and key with the rest null.
  */
-export async function presentJobAnalysis(store: BlobStore, row: JobRow): Promise<JobAnalysisValue> {
+export async function presentJobAnalysis(blobs: BlobStore, row: JobRow): Promise<JobAnalysisValue> {
   if (row.status === 'EXPIRED') throw new ApiError('OUTPUT_EXPIRED');
   if (row.status !== 'COMPLETED') throw new ApiError('JOB_NOT_COMPLETED');
   const meta = readAudioMetadata(row);
-  const detail = await readStoredAnalysis(store, row.id);
+  const detail = await readStoredAnalysis(blobs, row.id);
   return {
     jobId: row.id,
     bpm: meta?.bpm ?? null,

@@ -8,10 +8,10 @@ import type { JobRow } from '../../store/jobs.ts';
  * its upload, which other jobs may use too; the upload's own retention removes it.
  */
 export async function deleteJobFiles(
-  store: BlobStore,
+  blobs: BlobStore,
   job: Pick<JobRow, 'id' | 'account_id' | 'source_key'>,
 ): Promise<void> {
-  await store.deletePrefix(`jobs/${job.id}/`);
-  await store.deletePrefix(`sources/${job.account_id}/${job.id}/`);
-  if (job.source_key?.startsWith('sources/')) await store.delete(job.source_key);
+  await blobs.deletePrefix(`jobs/${job.id}/`);
+  await blobs.deletePrefix(`sources/${job.account_id}/${job.id}/`);
+  if (job.source_key?.startsWith('sources/')) await blobs.delete(job.source_key);
 }

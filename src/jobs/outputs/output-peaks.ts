@@ -70,27 +70,27 @@ const inFlight = new Map<string, Promise<Peaks>>();
  * the job's prefix, so retention removes it with the outputs). Concurrent requests for the same
  * blob in this process share one decode; ffmpeg does the decoding in its own process.
  */
-export function storedPeaks(store: BlobStore, tools: FfmpegTools, audioKey: string, cacheKey: string): Promise<Peaks> {
+export function storedPeaks(blobs: BlobStore, tools: FfmpegTools, audioKey: string, cacheKey: string): Promise<Peaks> {
   let p = inFlight.get(cacheKey);
   if (!p) {
-    p = computeAndCache(store, tools, audioKey, cacheKey).finally(() => inFlight.delete(cacheKey));
+    p = computeAndCache(blobs, tools, audioKey, cacheKey).finally(() => inFlight.delete(cacheKey));
     inFlight.set(cacheKey, p);
   }
   return p;
 }
 
-async function computeAndCache(store: BlobStore, tools: FfmpegTools, audioKey: string, cacheKey: string) {
-  if (await store.stat(cacheKey)) {
+async function computeAndCache(blobs: BlobStore, tools: FfmpegTools, audioKey: string, cacheKey: string) {
+  if (await blobs.stat(cacheKey)) {
     const chunks: Buffer[] = [];
-    for await (const c of await store.createReadStream(cacheKey)) chunks.push(c as Buffer);
+    for await (const c of await blobs.createReadStream(cacheKey)) chunks.push(c as Buffer);
     return JSON.parse(Buffer.concat(chunks).toString('utf8')) as Peaks;
   }
   const dir = await mkdtemp(join(tmpdir(), 'stemforge-peaks-'));
   try {
     const local = join(dir, 'audio');
-    await store.downloadToFile(audioKey, local);
+    await blobs.downloadToFile(audioKey, local);
     const peaks = await peaksOfFile(local, tools);
-    await store.put(cacheKey, Readable.from([Buffer.from(JSON.stringify(peaks))]), {
+    await blobs.put(cacheKey, Readable.from([Buffer.from(JSON.stringify(peaks))]), {
       contentType: 'application/json',
     });
     return peaks;
@@ -105,19 +105,19 @@ async function computeAndCache(store: BlobStore, tools: FfmpegTools, audioKey: s
  * machine also runs the separation.
  */
 export async function jobPeaks(
-  deps: { store: BlobStore; tools: FfmpegTools },
+  deps: { blobs: BlobStore; tools: FfmpegTools },
   row: JobRow,
 ): Promise<Record<string, Peaks>> {
   if (row.status === 'EXPIRED') throw new ApiError('OUTPUT_EXPIRED');
   const stored = row.status === 'COMPLETED' ? readOutputs(row) : null;
   if (!stored) throw new ApiError('JOB_NOT_COMPLETED');
   const sources: Array<[string, string]> = Object.entries(stored).map(([name, o]) => [name, o.key]);
-  if (JOB_PRESENTERS[row.kind].playsInput && row.source_key && (await deps.store.stat(row.source_key))) {
+  if (JOB_PRESENTERS[row.kind].playsInput && row.source_key && (await deps.blobs.stat(row.source_key))) {
     sources.push(['input', row.source_key]);
   }
   const outputs: Record<string, Peaks> = {};
   for (const [name, key] of sources) {
-    outputs[name] = await storedPeaks(deps.store, deps.tools, key, `jobs/${row.id}/peaks/${name}.json`).catch(
+    outputs[name] = await storedPeaks(deps.blobs, deps.tools, key, `jobs/${row.id}/peaks/${name}.json`).catch(
       (err: unknown) => {
         // Retention removed the file between the status read and the decode.
         if (err instanceof BlobNotFoundError) throw new ApiError('OUTPUT_EXPIRED');

@@ -22,13 +22,13 @@ export interface OutputsZip {
  * compressed: MP3 and FLAC are compressed already, and deflating a WAV would cost the API process
  * seconds of CPU per stem for little; with every size known up front, so is the archive's.
  */
-export async function outputsZip(store: BlobStore, row: JobRow): Promise<OutputsZip> {
+export async function outputsZip(blobs: BlobStore, row: JobRow): Promise<OutputsZip> {
   if (row.status === 'EXPIRED') throw new ApiError('OUTPUT_EXPIRED');
   const outputs = row.status === 'COMPLETED' ? readOutputs(row) : null;
   if (!outputs) throw new ApiError('JOB_NOT_COMPLETED', 'The job has no outputs to download: it has not completed.');
   const entries = await Promise.all(
     Object.entries(outputs).map(async ([stem, o]) => {
-      const stat = await store.stat(o.key);
+      const stat = await blobs.stat(o.key);
       if (!stat) throw new BlobNotFoundError(o.key);
       return { ...o, fileName: shownFileName(row, stem, o), size: stat.size };
     }),
@@ -37,7 +37,7 @@ export async function outputsZip(store: BlobStore, row: JobRow): Promise<Outputs
   const mtime = new Date(row.completed_at ?? row.created_at);
   for (const e of entries) {
     zip.addReadStreamLazy(e.fileName, { compress: false, size: e.size, mtime }, (cb) => {
-      store.createReadStream(e.key).then(
+      blobs.createReadStream(e.key).then(
         (stream) => cb(null, stream),
         (err: Error) => cb(err, undefined as unknown as NodeJS.ReadableStream),
       );

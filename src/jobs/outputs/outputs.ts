@@ -13,7 +13,7 @@ export const DOWNLOAD_URL_TTL_SECONDS = 3600;
 
 /** Signs every output of a completed job, valid `seconds` (one hour, the contract's, by default). */
 export async function signOutputs(
-  store: BlobStore,
+  blobs: BlobStore,
   row: JobRow,
   seconds = DOWNLOAD_URL_TTL_SECONDS,
 ): Promise<Record<string, { url: string; expiresAt: string }> | null> {
@@ -21,7 +21,7 @@ export async function signOutputs(
   if (!stored) return null;
   const entries = await Promise.all(
     Object.entries(stored).map(async ([stem, o]) => {
-      const { url, expiresAt } = await store.signedDownloadUrl(o.key, {
+      const { url, expiresAt } = await blobs.signedDownloadUrl(o.key, {
         fileName: o.fileName,
         contentType: o.contentType,
         expiresInSeconds: seconds,
@@ -56,10 +56,10 @@ export function shownFileName(row: Pick<JobRow, 'name'>, stem: string, stored: S
  * What a job reports once COMPLETED: its BPM/key and freshly signed output links; both null in
  * any other state (outputs and metadata are available only when COMPLETED, contract).
  */
-export async function completedResults(row: JobRow, store: BlobStore) {
+export async function completedResults(row: JobRow, blobs: BlobStore) {
   if (row.status !== 'COMPLETED') return { audioMetadata: null, outputs: null };
   return {
     audioMetadata: readAudioMetadata(row),
-    outputs: await signOutputs(store, row),
+    outputs: await signOutputs(blobs, row),
   };
 }

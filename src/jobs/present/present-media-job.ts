@@ -31,9 +31,9 @@ export function trackFields(input: TrackJobInput) {
   };
 }
 
-async function common(row: JobRow, store: BlobStore) {
+async function common(row: JobRow, blobs: BlobStore) {
   // Every read signs fresh 1-hour links (contract, "Output entry").
-  const { audioMetadata, outputs } = await completedResults(row, store);
+  const { audioMetadata, outputs } = await completedResults(row, blobs);
   return {
     id: row.id,
     status: row.status,
@@ -49,11 +49,11 @@ async function common(row: JobRow, store: BlobStore) {
 }
 
 /** Video detail (GET /video-jobs/{id}, and each item of GET /video-jobs). */
-export async function presentVideoJob(row: JobRow, store: BlobStore) {
+export async function presentVideoJob(row: JobRow, blobs: BlobStore) {
   const job = readJobOf(row, 'video');
   const { input } = job;
   return {
-    ...(await common(row, store)),
+    ...(await common(row, blobs)),
     ...videoFields(input),
     creditsRequired: row.credits_required ?? input.billedSeconds,
     creditsCharged: row.credits_charged ?? 0,
@@ -62,11 +62,11 @@ export async function presentVideoJob(row: JobRow, store: BlobStore) {
 }
 
 /** Track detail (GET /track-jobs/{id}, and each item of GET /track-jobs). */
-export async function presentTrackJob(row: JobRow, store: BlobStore) {
+export async function presentTrackJob(row: JobRow, blobs: BlobStore) {
   const { input } = readJobOf(row, 'track');
   const settled = row.status === 'COMPLETED' || row.status === 'FAILED' || row.status === 'EXPIRED';
   return {
-    ...(await common(row, store)),
+    ...(await common(row, blobs)),
     ...trackFields(input),
     creditsRequired: row.credits_required,
     creditsCharged: settled ? (row.credits_charged ?? 0) : null,

@@ -16,9 +16,9 @@ export function publicOptions(job: TypedJobOf<'stem' | 'video' | 'track'>) {
 }
 
 /** JobDetail (GET /jobs/{id}) with freshly signed output URLs. */
-export async function presentStemJob(row: JobRow, store: BlobStore) {
+export async function presentStemJob(row: JobRow, blobs: BlobStore) {
   const job = readJobOf(row, 'stem');
-  const { audioMetadata, outputs } = await completedResults(row, store);
+  const { audioMetadata, outputs } = await completedResults(row, blobs);
   return {
     id: row.id,
     status: row.status,
