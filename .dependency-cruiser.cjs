@@ -34,9 +34,10 @@ module.exports = {
     {
       name: 'config-only-domain',
       severity: 'error',
-      comment: 'config.ts is read by every layer: it imports only domain/ and what storage backends declare.',
-      from: { path: '^src/config[.]ts$' },
-      to: { path: '^src/', pathNot: '^src/domain/|^src/storage/backends[.]ts$' },
+      comment:
+        'config.ts (and its parts in config/) is read by every layer: it imports only domain/ and what storage backends declare.',
+      from: { path: '^src/config([.]ts$|/)' },
+      to: { path: '^src/', pathNot: '^src/(domain|config)/|^src/config[.]ts$|^src/storage/backends[.]ts$' },
     },
     {
       name: 'infrastructure-below-contract-and-services',
@@ -50,7 +51,7 @@ module.exports = {
       severity: 'error',
       comment: 'config.ts reads what storage backends declare; storage/ takes its settings typed, never the Config.',
       from: { path: '^src/storage/' },
-      to: { path: '^src/config[.]ts$' },
+      to: { path: '^src/config([.]ts$|/)' },
     },
     {
       name: 'jobs-below-webhooks',

@@ -1,161 +1,15 @@
-import { isIP } from 'node:net';
-import { resolve, join } from 'node:path';
-import { z } from 'zod';
-import { EXECUTION_PROVIDERS, type ExecutionProvider } from './domain/vocabulary.ts';
-import {
-  STORAGE_BACKEND_NAMES,
-  STORAGE_BACKENDS,
-  type StorageBackendName,
-  type StorageSettings,
-} from './storage/backends.ts';
-import { isEmailAddress } from './domain/safe-text.ts';
-import { type ModelChoice, parseModelChoices } from './domain/model-choices.ts';
+import { join, resolve } from 'node:path';
+import type { ModelChoice } from './domain/model-choices.ts';
+import type { ExecutionProvider } from './domain/vocabulary.ts';
+import type { StorageSettings } from './storage/backends.ts';
+import { ConfigError, type Deployment, isParsablePostgresUrl, parseDeployment } from './config/deployment.ts';
+import { type Env, envSchema } from './config/env.ts';
+import { STORAGE_SETTINGS } from './config/storage.ts';
 
 /**
- * The service's configuration, parsed once at start-up from the environment.
- * This is the only module that knows environment variable names; everything else receives a Config.
+ * The service's configuration, parsed once at start-up from the environment (`src/config/env.ts`
+ * names every variable). Nothing else reads the environment; everything else receives a Config.
  */
-
-const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
-const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
-const num = (min: number) => z.coerce.number().min(min);
-const optionalString = z
-  .string()
-  .optional()
-  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
-
-const envSchema = z.object({
-  STEMFORGE_MODE: z.enum(['embedded', 'scale-out']).default('embedded'),
-  PORT: int(0, 65535).default(8080),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  STEMFORGE_DATA_DIR: z.string().min(1).default('./data'),
-  DATABASE_URL: optionalString,
-  PUBLIC_URL: optionalString.pipe(z.url().optional()),
-  STEMFORGE_SIGNING_SECRET: optionalString.pipe(z.string().min(32).optional()),
-  MAX_FILE_SIZE_MB: num(0.001).default(50),
-  MAX_DURATION_MINUTES: num(0.1).default(60),
-  MIN_DURATION_SECONDS: num(0).default(5),
-  RATE_LIMIT_PER_MINUTE: int(1).default(60),
-  FREE_CREDIT_SECONDS: int(0).default(300),
-  PURCHASE_URL: z.url().default('https://github.com/stemforge/stemforge#credits'),
-  /** `off` for a personal install: jobs hold and charge nothing (docs/admin.md, "Metering off"). */
-  METERING: z.enum(['on', 'off']).default('on'),
-  ALLOW_PRIVATE_URLS: bool.default(false),
-  SOURCE_FETCH_TIMEOUT_MS: int(100).default(60_000),
-  SOURCE_MAX_REDIRECTS: int(0, 20).default(5),
-  WEBHOOK_TIMEOUT_MS: int(10).default(10_000),
-  WORKER_CONCURRENCY: int(1, 64).default(1),
-  DOWNLOAD_CONCURRENCY: int(1, 64).default(2),
-  /** Overrides every job kind's attempts (`src/domain/job-kinds.ts`) when set. */
-  JOB_MAX_ATTEMPTS: int(1, 20).optional(),
-  JOB_RETRY_BASE_MS: int(0).default(5_000),
-  /** Attempts of a job cut by a process dying (kill -9, out of memory) before the job is FAILED. */
-  JOB_MAX_CRASHES: int(1, 100).default(3),
-  OUTPUT_RETENTION_HOURS: num(0.001).default(24),
-  /** What one account may keep past retention (the dashboard's Keep), in MiB of job files; 0: Keep is off. */
-  KEEP_LIMIT_MB: num(0).default(3072),
-  /** How often a running process sweeps the temporary places for what dead processes left. */
-  ORPHAN_SWEEP_SECONDS: int(5, 86_400).default(300),
-  REDIS_URL: optionalString.pipe(z.url().optional()),
-  REDIS_PREFIX: z
-    .string()
-    .regex(/^[\w.-]{1,64}$/)
-    .default('stemforge'),
-  STORAGE: z.enum(STORAGE_BACKEND_NAMES).default('disk'),
-  S3_BUCKET: optionalString,
-  S3_REGION: z.string().default('us-east-1'),
-  S3_ENDPOINT: optionalString.pipe(z.url().optional()),
-  S3_PUBLIC_ENDPOINT: optionalString.pipe(z.url().optional()),
-  S3_ACCESS_KEY_ID: optionalString,
-  S3_SECRET_ACCESS_KEY: optionalString,
-  S3_FORCE_PATH_STYLE: bool.default(true),
-  STEMFORGE_MODELS_DIR: optionalString,
-  STEMFORGE_CACHE_DIR: optionalString,
-  ORT_EXECUTION_PROVIDER: z.enum(EXECUTION_PROVIDERS).default('cpu'),
-  ORT_THREADS: int(0, 256).default(0),
-  SEPARATION_IDLE_SECONDS: int(0).default(300),
-  /** `OUTPUT_TYPE[:TIER]=MODEL,...`: the operator's models, before the registry's (docs/models.md). */
-  SEPARATION_MODELS: z
-    .string()
-    .default('')
-    .transform((v, ctx) => {
-      try {
-        return parseModelChoices(v);
-      } catch (err) {
-        ctx.addIssue({ code: 'custom', message: (err as Error).message });
-        return z.NEVER;
-      }
-    }),
-  YTDLP_PATH: z.string().min(1).default('yt-dlp'),
-  YTDLP_TIMEOUT_MS: int(1000).default(600_000),
-  FFMPEG_PATH: optionalString,
-  FFPROBE_PATH: optionalString,
-  REQUEST_TIMEOUT_SECONDS: int(1, 86_400).default(300),
-  IDLE_TIMEOUT_SECONDS: int(1, 86_400).default(120),
-  KEEP_ALIVE_TIMEOUT_SECONDS: int(1, 3_600).default(5),
-  IDEMPOTENCY_KEY_HOURS: num(0.001).default(24),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  STEMFORGE_BOOTSTRAP_ACCOUNT: bool.default(true),
-  STEMFORGE_CLI: z.string().trim().min(1).default('npx stemforge'),
-  STEMFORGE_ADMIN_EMAIL: z
-    .string()
-    .trim()
-    .refine(isEmailAddress, 'expected an email address (one @, no blanks, no invisible characters)')
-    .default('admin@localhost'),
-  DASHBOARD_REQUESTS_PER_MINUTE: int(1).default(600),
-  TRUST_PROXY: z.string().trim().default('false').transform(parseTrustProxy),
-  METRICS_TOKEN: optionalString.pipe(z.string().min(16, 'at least 16 characters').optional()),
-  METRICS_PORT: int(1, 65535).optional(),
-  /** How long a request waits on PostgreSQL, Redis or S3 before answering 503 (docs/operations.md). */
-  DEPENDENCY_TIMEOUT_SECONDS: int(1, 120).default(5),
-  /** How long SIGTERM waits for running work to be handed back before the process exits anyway. */
-  SHUTDOWN_GRACE_SECONDS: int(1, 3_600).default(30),
-});
-
-/** Every environment variable the configuration reads (docs/configuration.md's table documents each). */
-export const CONFIG_VARIABLES = Object.keys(envSchema.shape);
-
-export type Env = Record<string, string | undefined>;
-
-/** proxy-addr's names for address ranges, accepted in TRUST_PROXY's list. */
-const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
-
-/**
- * TRUST_PROXY: `false` (default: the peer's own address counts), `true` (every hop: only when no
- * client can reach the service except through the proxy), a hop count, or a comma-separated list
- * of proxy addresses, CIDR ranges and proxy-addr's names (loopback, linklocal, uniquelocal).
- */
-function parseTrustProxy(value: string, ctx: z.RefinementCtx): boolean | number | string[] {
-  if (/^(false|no|)$/i.test(value)) return false;
-  if (/^(true|yes)$/i.test(value)) return true;
-  if (/^\d+$/.test(value)) return Number(value);
-  const list = value.split(',').map((s) => s.trim());
-  const bad = list.filter((s) => {
-    const [address = '', prefix] = s.split('/');
-    if (PROXY_RANGE_NAMES.has(s)) return false;
-    const version = isIP(address);
-    const bits = version === 6 ? 128 : 32;
-    return version === 0 || (prefix !== undefined && !(/^\d+$/.test(prefix) && Number(prefix) <= bits));
-  });
-  if (bad.length > 0) {
-    ctx.addIssue({
-      code: 'custom',
-      message: `expected false, true, a hop count, or proxy addresses/CIDR ranges; not ${bad.join(', ')}`,
-    });
-    return z.NEVER;
-  }
-  return list;
-}
-
-/**
- * How the processes of a deployment share work. `embedded`: one process runs the API and the
- * workers over its own database (SQLite by default; PostgreSQL is accepted for that one process),
- * an in-process queue and in-memory rate-limit counters. `scale-out`: any number of API and worker
- * processes share PostgreSQL, BullMQ on Redis, S3-compatible storage and one signing secret.
- */
-export type Deployment = { mode: 'embedded' } | { mode: 'scale-out'; redisUrl: string };
 
 export interface Config {
   deployment: Deployment;
@@ -255,24 +109,6 @@ export interface Config {
   shutdownGraceMs: number;
 }
 
-export class ConfigError extends Error {}
-
-/** Each backend's settings from the environment; a backend declared without its entry fails to compile. */
-const STORAGE_SETTINGS: Record<StorageBackendName, (e: z.infer<typeof envSchema>, dataDir: string) => StorageSettings> =
-  {
-    disk: (_e, dataDir) => ({ kind: 'disk', root: join(dataDir, 'blobs') }),
-    s3: (e) => ({
-      kind: 's3',
-      bucket: e.S3_BUCKET!,
-      region: e.S3_REGION,
-      endpoint: e.S3_ENDPOINT,
-      publicEndpoint: e.S3_PUBLIC_ENDPOINT,
-      accessKeyId: e.S3_ACCESS_KEY_ID,
-      secretAccessKey: e.S3_SECRET_ACCESS_KEY,
-      forcePathStyle: e.S3_FORCE_PATH_STYLE,
-    }),
-  };
-
 /** Parses the environment into a Config, throwing a ConfigError that names every bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const parsed = envSchema.safeParse(env);
@@ -362,48 +198,4 @@ export function loadConfig(env: Env = process.env): Config {
     dependencyTimeoutMs: e.DEPENDENCY_TIMEOUT_SECONDS * 1000,
     shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
   };
-}
-
-/**
- * Whether node-postgres can read `url` (it parses with WHATWG URL, also trying an empty host, and
- * would otherwise fail at the first connect with a bare "Invalid URL"). The URL is never echoed: it
- * may hold a password.
- */
-function isParsablePostgresUrl(url: string): boolean {
-  const encoded = /\s|%[^a-f0-9]|%[a-f0-9][^a-f0-9]/i.test(url) ? encodeURI(url).replace(/%25(\d\d)/g, '%$1') : url;
-  return [encoded, encoded.replace('@/', '@localhost/')].some((u) => URL.canParse(u));
-}
-
-/**
- * Checks that the settings form one coherent deployment, naming everything missing at once. The
- * mode is never inferred from other variables: a forgotten REDIS_URL must not quietly turn a
- * fleet of processes into several "embedded" ones that release each other's job leases.
- */
-function parseDeployment(e: z.infer<typeof envSchema>, databaseUrl: string): Deployment {
-  if (e.STEMFORGE_MODE === 'embedded') {
-    if (e.REDIS_URL) {
-      throw new ConfigError(
-        'invalid configuration: REDIS_URL is set but STEMFORGE_MODE is embedded (the default), which uses no Redis: ' +
-          'set STEMFORGE_MODE=scale-out to run separate API and worker processes, or unset REDIS_URL',
-      );
-    }
-    return { mode: 'embedded' };
-  }
-  const missing: string[] = [];
-  if (!e.REDIS_URL) missing.push('REDIS_URL (the BullMQ queues and shared rate-limit counters)');
-  if (!databaseUrl.startsWith('postgres')) missing.push("DATABASE_URL=postgres://... (SQLite is one machine's file)");
-  const storage = STORAGE_BACKENDS[e.STORAGE];
-  if (!storage.sharedBetweenProcesses) {
-    const shared = Object.values(STORAGE_BACKENDS).filter((b) => b.sharedBetweenProcesses);
-    missing.push(`${shared.map((b) => b.setting).join(' or ')} (${storage.description} is not shared between hosts)`);
-  }
-  if (!e.STEMFORGE_SIGNING_SECRET) {
-    missing.push(
-      'STEMFORGE_SIGNING_SECRET (the same value on every process, so any API process accepts the URLs another signed)',
-    );
-  }
-  if (missing.length > 0 || !e.REDIS_URL) {
-    throw new ConfigError(`invalid configuration: STEMFORGE_MODE=scale-out needs ${missing.join('; ')}`);
-  }
-  return { mode: 'scale-out', redisUrl: e.REDIS_URL };
 }

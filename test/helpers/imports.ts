@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { Env } from '../../src/config.ts';
+import type { Env } from '../../src/config/env.ts';
 import { startWorkers, type Workers } from '../../src/worker/start.ts';
 import { startTestServer, type TestServer } from './server.ts';
 import { sharedPath } from '../../support/shared.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config.ts';
+import { ConfigError } from '../../src/config/deployment.ts';
 import { safeError } from '../../src/queue/log-swallowed.ts';
 import { DependencyUnavailableError } from '../../src/domain/dependency-error.ts';
 

@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { CONFIG_VARIABLES, loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config.ts';
+import { CONFIG_VARIABLES } from '../../src/config/env.ts';
 
 const repo = join(import.meta.dirname, '..', '..');
 const read = (file: string) => readFileSync(join(repo, file), 'utf8');
