@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { PlayerSettings } from '../contract/dashboard.ts';
+import { PlayerSettings } from '../contract/practice.ts';
 import { ApiError } from '../domain/errors.ts';
 import { findAccountJob } from '../store/jobs.ts';
 import { findPlayerSettings, savePlayerSettings } from '../store/player-settings.ts';

@@ -32,7 +32,7 @@ import { copyWithLimit } from './limited-copy.ts';
 import { callWithin, httpStatus, isNotFound, isNotImplemented, s3Failure } from './s3-calls.ts';
 import { unavailableOr } from '../dependencies/unavailable.ts';
 import { presignDownload, presignUpload, type Signing } from './s3-presign.ts';
-
+import { listFolders } from './s3-listing.ts';
 import type { S3BlobStoreOptions } from './s3-client.ts';
 
 // Where the client is built; the tests and the benches build theirs from here.
@@ -210,24 +210,10 @@ export class S3BlobStore implements BlobStore {
     return presignDownload(this.#signing(), key, options);
   }
 
-  async listFolders(prefix: string): Promise<string[]> {
+  listFolders(prefix: string): Promise<string[]> {
     assertBlobPrefix(prefix);
-    const folders: string[] = [];
-    let token: string | undefined;
-    do {
-      const list = new ListObjectsV2Command({
-        Bucket: this.#bucket,
-        Prefix: prefix,
-        Delimiter: '/',
-        ContinuationToken: token,
-      });
-      const page = await this.#call((abortSignal) => this.#client.send(list, { abortSignal }));
-      for (const p of page.CommonPrefixes ?? []) {
-        if (p.Prefix?.startsWith(prefix)) folders.push(p.Prefix.slice(prefix.length, -1));
-      }
-      token = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (token);
-    return folders;
+    const send = (list: ListObjectsV2Command) => this.#call((abortSignal) => this.#client.send(list, { abortSignal }));
+    return listFolders(send, this.#bucket, prefix);
   }
 
   /**

@@ -21,7 +21,7 @@ import {
   UsageQuery,
 } from '../../contract/admin.ts';
 import { IdParams } from '../../contract/common.ts';
-import { KeepUsage } from '../../contract/dashboard.ts';
+import { KeepUsage } from '../../contract/practice.ts';
 import { keepUsageOf } from '../../jobs/actions/keep-job.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { defineRoute } from '../../routing/route.ts';

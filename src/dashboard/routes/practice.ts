@@ -1,12 +1,12 @@
 import { IdParams } from '../../contract/common.ts';
+import { JobView } from '../../contract/dashboard.ts';
 import {
   DashboardJobAnalysis,
   ExportQuery,
-  JobView,
   KeepUsage,
   PlayerSettings,
   StoredPlayerSettings,
-} from '../../contract/dashboard.ts';
+} from '../../contract/practice.ts';
 import { keepJob, keepUsageOf, unkeepJob } from '../../jobs/actions/keep-job.ts';
 import { renderExport } from '../../jobs/outputs/export-audio.ts';
 import { presentJobAnalysis } from '../../jobs/outputs/job-analysis.ts';

@@ -1,4 +1,5 @@
-import type { JobAnalysisBody, JobPeaksBody, JobViewBody } from '../../../src/contract/dashboard.ts';
+import type { JobPeaksBody, JobViewBody } from '../../../src/contract/dashboard.ts';
+import type { JobAnalysisBody } from '../../../src/contract/practice.ts';
 import { ApiError } from '../api.ts';
 import { bpmKey, bytes, dateTime, duration, KIND_LABEL } from '../format.ts';
 import { shortId } from '../job-label.tsx';

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import type { JobViewBody, KeepUsageBody } from '../../../src/contract/dashboard.ts';
+import type { JobViewBody } from '../../../src/contract/dashboard.ts';
+import type { KeepUsageBody } from '../../../src/contract/practice.ts';
 import { api, messageOf } from '../api.ts';
 import { bytes } from '../format.ts';
 import { useData } from '../use-data.ts';

@@ -6,15 +6,14 @@ import type {
 } from '../../../src/contract/dashboard.ts';
 import { api, messageOf } from '../api.ts';
 import { decodesAsAudio, fileDuration } from '../file-duration.ts';
-import { bytes } from '../format.ts';
 import { navigate } from '../router.ts';
 import { uploadFile } from '../upload.ts';
 import { useData } from '../use-data.ts';
-import { OUTPUT_TYPE_WORDS, QUALITY_WORDS } from '../words.ts';
 import { BatchList, type Submitted } from './batch.tsx';
-import { billedSeconds, type Chosen, costOf, EstimatedCost, refusal } from './cost.tsx';
+import { type Chosen, costOf, EstimatedCost, refusal } from './cost.tsx';
+import { FilePicker } from './file-picker.tsx';
+import { JobOptions, type Source } from './job-options.tsx';
 
-type Source = 'file' | 'url' | 'video' | 'track';
 type Task = 'stem' | 'denoise';
 type Options = { outputType: 'BOTH'; quality: 'BEST'; outputFormat: 'MP3'; denoiseVocals: boolean };
 
@@ -42,7 +41,6 @@ export function NewJob() {
   const [denoiseVocals, setDenoiseVocals] = useState(false);
   // '': the server's choice; else an installed model that serves the output type (GET /capabilities).
   const [model, setModel] = useState('');
-  const [dragging, setDragging] = useState(false);
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
   const [submitted, setSubmitted] = useState<Submitted[]>([]);
@@ -198,43 +196,7 @@ export function NewJob() {
           </div>
           {source === 'file' ? (
             <>
-              <label
-                class={dragging ? 'drop dragging' : 'drop'}
-                onDragOver={(e) => {
-                  e.preventDefault();
-                  setDragging(true);
-                }}
-                onDragLeave={() => setDragging(false)}
-                onDrop={(e) => {
-                  e.preventDefault();
-                  setDragging(false);
-                  void pick(e.dataTransfer?.files);
-                }}
-              >
-                <span>Drop audio files here, or choose them (each file becomes its own job)</span>
-                <input
-                  type="file"
-                  name="file"
-                  multiple
-                  accept="audio/*,video/*,.mp3,.wav,.flac,.m4a,.ogg"
-                  onChange={(e) => void pick((e.target as HTMLInputElement).files)}
-                />
-              </label>
-              {files.length > 0 && (
-                <ul class="chosen">
-                  {files.map((f, i) => (
-                    <li key={i} class={f.refused ? 'refused' : ''}>
-                      <span class="file-name">{f.file.name}</span>{' '}
-                      <span class="muted">
-                        {bytes(f.file.size)}
-                        {f.duration !== null ? `, ${billedSeconds(f.duration)} s` : ''}
-                        {f.checking ? ', checking…' : ''}
-                      </span>
-                      {f.refused && <span class="error"> Not sent: {f.refused}.</span>}
-                    </li>
-                  ))}
-                </ul>
-              )}
+              <FilePicker files={files} onPick={(list) => void pick(list)} />
             </>
           ) : (
             <label>
@@ -271,91 +233,20 @@ export function NewJob() {
           </fieldset>
         )}
 
-        <fieldset class="card options">
-          <legend>Options</legend>
-          {!denoise && source !== 'track' && (
-            <label>
-              Output type
-              <select
-                name="outputType"
-                value={outputType}
-                onChange={(e) => setOutputType((e.target as HTMLSelectElement).value)}
-              >
-                {types.map((t) => (
-                  <option key={t.outputType} value={t.outputType}>
-                    {OUTPUT_TYPE_WORDS[t.outputType] ?? t.outputType}
-                  </option>
-                ))}
-              </select>
-            </label>
-          )}
-          {!denoise && source !== 'track' && (
-            <label>
-              Quality
-              <select
-                name="quality"
-                value={quality}
-                onChange={(e) => setQuality((e.target as HTMLSelectElement).value)}
-              >
-                {tiers.map((q) => (
-                  <option key={q} value={q}>
-                    {QUALITY_WORDS[q] ?? q}
-                  </option>
-                ))}
-              </select>
-            </label>
-          )}
-          {!denoise && (source === 'file' || source === 'url') && models.length > 0 && (
-            <label>
-              Model
-              <select name="model" value={model} onChange={(e) => setModel((e.target as HTMLSelectElement).value)}>
-                <option value="">The server's choice</option>
-                {models.map((m) => (
-                  <option key={m.name} value={m.name}>
-                    {m.name} ({m.family})
-                  </option>
-                ))}
-              </select>
-            </label>
-          )}
-          {source !== 'track' && (
-            <label>
-              Format
-              <select
-                name="outputFormat"
-                value={format}
-                onChange={(e) => setFormat((e.target as HTMLSelectElement).value)}
-              >
-                {(caps?.formats ?? ['MP3']).map((f) => (
-                  <option key={f} value={f}>
-                    {f}
-                  </option>
-                ))}
-              </select>
-            </label>
-          )}
-          {!denoise && cleaning && (source === 'file' || source === 'url') && (
-            <label class="inline">
-              <input
-                type="checkbox"
-                name="denoiseVocals"
-                checked={denoiseVocals}
-                onChange={(e) => setDenoiseVocals((e.target as HTMLInputElement).checked)}
-              />{' '}
-              Clean the vocals stem
-            </label>
-          )}
-          {source === 'track' && <p class="muted">Track jobs produce vocals, instrumental and the full audio.</p>}
-          {!denoise && source !== 'track' && missing.length > 0 && (
-            <p class="muted not-offered">
-              Not offered here:{' '}
-              {missing
-                .map((t) => `${OUTPUT_TYPE_WORDS[t.outputType] ?? t.outputType} (needs the ${t.model} model)`)
-                .join('; ')}
-              .
-            </p>
-          )}
-        </fieldset>
+        <JobOptions
+          source={source}
+          denoise={denoise}
+          caps={caps}
+          offered={{ types, tiers, models, missing, cleaning }}
+          value={{ outputType, quality, format, model, denoiseVocals }}
+          onChange={(c) => {
+            if (c.outputType !== undefined) setOutputType(c.outputType);
+            if (c.quality !== undefined) setQuality(c.quality);
+            if (c.format !== undefined) setFormat(c.format);
+            if (c.model !== undefined) setModel(c.model);
+            if (c.denoiseVocals !== undefined) setDenoiseVocals(c.denoiseVocals);
+          }}
+        />
 
         {caps && (
           <EstimatedCost

@@ -1,4 +1,4 @@
-import type { JobAnalysisBody } from '../../../src/contract/dashboard.ts';
+import type { JobAnalysisBody } from '../../../src/contract/practice.ts';
 
 /** What the player reads of a job's analysis: its beats (seconds), the bars' first beats, and chords. */
 export interface BeatGrid {

@@ -1,4 +1,4 @@
-import type { JobAnalysisBody } from '../../../src/contract/dashboard.ts';
+import type { JobAnalysisBody } from '../../../src/contract/practice.ts';
 
 type Chord = NonNullable<JobAnalysisBody['chords']>[number];
 

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { JobAnalysisBody } from '../../../src/contract/dashboard.ts';
+import type { JobAnalysisBody } from '../../../src/contract/practice.ts';
 import { clock } from '../format.ts';
 import { messageOf } from '../api.ts';
 import { beatGrid, snapTime } from './beats.ts';

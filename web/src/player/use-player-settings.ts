@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { PlayerSettingsBody, StoredPlayerSettingsBody } from '../../../src/contract/dashboard.ts';
+import type { PlayerSettingsBody, StoredPlayerSettingsBody } from '../../../src/contract/practice.ts';
 import { api } from '../api.ts';
 import type { Snap } from './beats.ts';
 import type { Multitrack } from './multitrack.ts';
