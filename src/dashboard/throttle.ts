@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ApiError } from '../domain/errors.ts';
 import type { RateLimiter } from '../ratelimit/rate-limiter.ts';
 
@@ -40,7 +41,9 @@ export interface SignInAttempt {
  * this address is still in its delay, even for the right password.
  */
 export async function admitSignIn(limiter: RateLimiter, email: string, address: string): Promise<SignInAttempt> {
-  const series = `signin:${email.trim().toLowerCase()}|${address}`;
+  // Hashed: an email may be long (up to 254 characters, many of them astral) and the series key
+  // must stay within the limiter's 512; and nothing of what was typed is kept in Redis.
+  const series = `signin:${createHash('sha256').update(email.trim().toLowerCase()).digest('hex')}|${address}`;
   const [perAddress, failures] = await Promise.all([
     limiter.hit(`signin:addr:${address}`, SIGN_IN_PER_ADDRESS, SIGN_IN_WINDOW_MS),
     limiter.failures(series),

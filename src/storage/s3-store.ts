@@ -210,7 +210,7 @@ export class S3BlobStore implements BlobStore {
     return presignDownload(this.#signing(), key, options);
   }
 
-  listFolders(prefix: string): Promise<string[]> {
+  async listFolders(prefix: string): Promise<string[]> {
     assertBlobPrefix(prefix);
     const send = (list: ListObjectsV2Command) => this.#call((abortSignal) => this.#client.send(list, { abortSignal }));
     return listFolders(send, this.#bucket, prefix);
