@@ -12,7 +12,7 @@ import {
   waitForLog,
 } from './container/podman.ts';
 import { TEST_POSTGRES_URL } from './helpers/db.ts';
-import { uploadFile, waitForJob } from './helpers/jobs.ts';
+import { runFastFourStems } from './helpers/jobs.ts';
 import { s3Settings, startS3Server, type TestS3Server } from './helpers/s3-server.ts';
 import { freePort } from './helpers/server.ts';
 import { printedApiKey } from './helpers/stemforge-process.ts';
@@ -32,16 +32,7 @@ function remote(base: string) {
 
 /** Uploads the clip, runs a FOUR_STEMS FAST job to the end and fetches one stem; returns the job. */
 async function fastJob(api: ReturnType<typeof remote>, key: string) {
-  const clip = sharedPath('audio', 'musdb-falcon69', 'mixture.wav');
-  const uploadKey = await uploadFile(api, key, clip, 'falcon.wav');
-  const created = await api.api('/v1/jobs', {
-    method: 'POST',
-    key,
-    json: { uploadKey, outputType: 'FOUR_STEMS', quality: 'FAST' },
-  });
-  expect(created.status).toBe(201);
-  const { id } = (await created.json()) as { id: string };
-  const { job } = await waitForJob(api, key, `/v1/jobs/${id}`, 600_000);
+  const job = await runFastFourStems(api, key, sharedPath('audio', 'musdb-falcon69', 'mixture.wav'));
   expect(job.status, JSON.stringify(job.error ?? null)).toBe('COMPLETED');
   expect(Object.keys(job.outputs).sort()).toEqual(['bass', 'drums', 'other', 'vocals']);
   const stem = await fetch(job.outputs.vocals.url);

@@ -6,6 +6,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import {
   CHROMIUM,
+  PHONE,
   ensureWebBuilt,
   expectAccessible,
   heading,
@@ -20,8 +21,6 @@ import { grantAsAdmin } from '../src/accounts/admin.ts';
 import { createAccount } from '../src/store/accounts.ts';
 import { setPasswordHash } from '../src/store/account-passwords.ts';
 import { hashPassword } from '../src/accounts/password.ts';
-
-const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 };
 
 /** A 29.5-second WAV (8 kHz mono: small), as a browser reads a chosen file. */
 function wavOf(seconds: number): Buffer {

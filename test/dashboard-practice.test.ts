@@ -5,6 +5,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import {
   CHROMIUM,
+  PHONE,
   ensureWebBuilt,
   expectAccessible,
   heading,
@@ -18,8 +19,6 @@ import { setPasswordHash } from '../src/store/account-passwords.ts';
 import { hashPassword } from '../src/accounts/password.ts';
 import { findJob } from '../src/store/jobs.ts';
 import { sweepExpired } from '../src/worker/retention.ts';
-
-const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 };
 
 /**
  * Practice mode in Chromium (issue 43): the click with its count-in, a loop dragged on the waveform

@@ -6,6 +6,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import {
   CHROMIUM,
+  PHONE,
   ensureWebBuilt,
   expectAccessible,
   heading,
@@ -26,7 +27,6 @@ import { PHASE_WORDS } from '../web/src/words.ts';
 
 /** `SCREENSHOT_DIR=/some/dir` keeps a screenshot of each page, desktop and phone, light and dark. */
 const shots = process.env.SCREENSHOT_DIR;
-const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 };
 const RUNNING_WORDS = Object.entries(PHASE_WORDS)
   .filter(([phase]) => !['completed', 'failed', 'cancelled', 'expired'].includes(phase))
   .map(([, words]) => words);

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { sharedPath } from '../support/shared.ts';
-import { uploadFile, waitForJob } from './helpers/jobs.ts';
+import { runFastFourStems } from './helpers/jobs.ts';
 import { freePort } from './helpers/server.ts';
 import { printedApiKey } from './helpers/stemforge-process.ts';
 
@@ -119,15 +119,7 @@ describe('a fresh clone on a machine with Node and npm only', () => {
     const key = printedApiKey(out);
     if (!key) throw new Error(`no API key printed:\n${out}`);
     const api = client(`http://127.0.0.1:${port}`);
-    const uploadKey = await uploadFile(api, key, sharedPath('audio', 'musdb-falcon69', 'mixture.wav'), 'falcon.wav');
-    const created = await api.api('/v1/jobs', {
-      method: 'POST',
-      key,
-      json: { uploadKey, outputType: 'FOUR_STEMS', quality: 'FAST' },
-    });
-    expect(created.status).toBe(201);
-    const { id } = (await created.json()) as { id: string };
-    const { job } = await waitForJob(api, key, `/v1/jobs/${id}`, 600_000);
+    const job = await runFastFourStems(api, key, sharedPath('audio', 'musdb-falcon69', 'mixture.wav'));
     expect(job.status, JSON.stringify(job.errorDetails ?? null)).toBe('COMPLETED');
     const vocals = await fetch(job.outputs.vocals.url);
     expect(vocals.status).toBe(200);

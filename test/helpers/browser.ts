@@ -7,6 +7,9 @@ import type { Page } from 'playwright-core';
 import { beforeEach, expect } from 'vitest';
 
 /** Debian's Chromium, headless, as the browser tests launch it. */
+/** A phone's screen, as the dashboard's phone checks use it. */
+export const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 };
+
 export const CHROMIUM = {
   executablePath: '/usr/bin/chromium',
   headless: true,

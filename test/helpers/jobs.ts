@@ -35,3 +35,19 @@ export async function waitForJob(
   }
   throw new Error(`job ${path} did not finish in ${timeoutMs} ms`);
 }
+
+/**
+ * Uploads the shared MUSDB clip and runs it as a FOUR_STEMS FAST job to its end (the smoke test of
+ * a fresh install and of the image); returns the finished job as GET /v1/jobs/{id} shows it.
+ */
+export async function runFastFourStems(s: Pick<TestServer, 'api'>, key: string, clipPath: string): Promise<any> {
+  const uploadKey = await uploadFile(s, key, clipPath, 'falcon.wav');
+  const created = await s.api('/v1/jobs', {
+    method: 'POST',
+    key,
+    json: { uploadKey, outputType: 'FOUR_STEMS', quality: 'FAST' },
+  });
+  if (created.status !== 201) throw new Error(`job creation answered ${created.status}: ${await created.text()}`);
+  const { id } = (await created.json()) as { id: string };
+  return (await waitForJob(s, key, `/v1/jobs/${id}`, 600_000)).job;
+}
