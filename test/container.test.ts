@@ -12,26 +12,13 @@ import {
   waitForLog,
 } from './container/podman.ts';
 import { TEST_POSTGRES_URL } from './helpers/db.ts';
-import { runFastFourStems } from './helpers/jobs.ts';
+import { remoteClient, runFastFourStems } from './helpers/jobs.ts';
 import { s3Settings, startS3Server, type TestS3Server } from './helpers/s3-server.ts';
 import { freePort } from './helpers/server.ts';
 import { printedApiKey } from './helpers/stemforge-process.ts';
 
-/** A client of a service started outside this process (a container), as test helpers take it. */
-function remote(base: string) {
-  return {
-    api(path: string, init: RequestInit & { key?: string; json?: unknown } = {}) {
-      const headers = new Headers(init.headers);
-      if (init.key) headers.set('authorization', `Bearer ${init.key}`);
-      if (init.json !== undefined) headers.set('content-type', 'application/json');
-      const body = init.json !== undefined ? JSON.stringify(init.json) : init.body;
-      return fetch(path.startsWith('http') ? path : `${base}${path}`, { ...init, headers, body });
-    },
-  };
-}
-
 /** Uploads the clip, runs a FOUR_STEMS FAST job to the end and fetches one stem; returns the job. */
-async function fastJob(api: ReturnType<typeof remote>, key: string) {
+async function fastJob(api: ReturnType<typeof remoteClient>, key: string) {
   const job = await runFastFourStems(api, key, sharedPath('audio', 'musdb-falcon69', 'mixture.wav'));
   expect(job.status, JSON.stringify(job.error ?? null)).toBe('COMPLETED');
   expect(Object.keys(job.outputs).sort()).toEqual(['bass', 'drums', 'other', 'vocals']);
@@ -123,7 +110,7 @@ describe.skipIf(missing !== undefined && !required)('the container image (podman
     );
     // The image's HEALTHCHECK passes once the API answers.
     await podman(['healthcheck', 'run', first]);
-    const api = remote(`http://127.0.0.1:${port}`);
+    const api = remoteClient(`http://127.0.0.1:${port}`);
     const job = await fastJob(api, key);
     // tini is PID 1 and reaps: after the separation no process is left a zombie (state Z).
     expect(await podman(['exec', first, 'cat', '/proc/1/comm'])).toBe('tini');
@@ -164,6 +151,6 @@ describe.skipIf(missing !== undefined && !required)('the container image (podman
     const worker = await runContainer([...envArgs, IMAGE, 'worker']);
     containers.push(worker);
     await waitForLog(worker, /Stemforge worker started/);
-    await fastJob(remote(`http://127.0.0.1:${port}`), key);
+    await fastJob(remoteClient(`http://127.0.0.1:${port}`), key);
   }, 900_000);
 });

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { sharedPath } from '../support/shared.ts';
-import { runFastFourStems } from './helpers/jobs.ts';
+import { remoteClient, runFastFourStems } from './helpers/jobs.ts';
 import { freePort } from './helpers/server.ts';
 import { printedApiKey } from './helpers/stemforge-process.ts';
 
@@ -43,19 +43,6 @@ function barePath(dir: string): string {
     if (path) symlinkSync(path, join(bin, tool));
   }
   return bin;
-}
-
-/** A client of the server the test started, as the job helpers take it. */
-function client(base: string) {
-  return {
-    api(path: string, init: RequestInit & { key?: string; json?: unknown } = {}) {
-      const headers = new Headers(init.headers);
-      if (init.key) headers.set('authorization', `Bearer ${init.key}`);
-      if (init.json !== undefined) headers.set('content-type', 'application/json');
-      const body = init.json !== undefined ? JSON.stringify(init.json) : init.body;
-      return fetch(path.startsWith('http') ? path : `${base}${path}`, { ...init, headers, body });
-    },
-  };
 }
 
 /**
@@ -118,7 +105,7 @@ describe('a fresh clone on a machine with Node and npm only', () => {
 
     const key = printedApiKey(out);
     if (!key) throw new Error(`no API key printed:\n${out}`);
-    const api = client(`http://127.0.0.1:${port}`);
+    const api = remoteClient(`http://127.0.0.1:${port}`);
     const job = await runFastFourStems(api, key, sharedPath('audio', 'musdb-falcon69', 'mixture.wav'));
     expect(job.status, JSON.stringify(job.errorDetails ?? null)).toBe('COMPLETED');
     const vocals = await fetch(job.outputs.vocals.url);

@@ -1,6 +1,19 @@
 import { readFile } from 'node:fs/promises';
 import type { TestServer } from './server.ts';
 
+/** A client of a server started outside this process (a child process, a container), as the job helpers take it. */
+export function remoteClient(base: string): Pick<TestServer, 'api'> {
+  return {
+    api(path: string, init: RequestInit & { key?: string; json?: unknown } = {}) {
+      const headers = new Headers(init.headers);
+      if (init.key) headers.set('authorization', `Bearer ${init.key}`);
+      if (init.json !== undefined) headers.set('content-type', 'application/json');
+      const body = init.json !== undefined ? JSON.stringify(init.json) : init.body;
+      return fetch(path.startsWith('http') ? path : `${base}${path}`, { ...init, headers, body } as RequestInit);
+    },
+  };
+}
+
 /** Uploads a local file through POST /upload + the signed PUT; returns the upload key. */
 export async function uploadFile(
   s: Pick<TestServer, 'api'>,
