@@ -179,6 +179,9 @@ async function main(): Promise<void> {
   const gpu = await SegmentModel.load(prepared.parts, sources, { executionProvider: provider, threads: 0 });
   const loadS = (performance.now() - t) / 1000;
   const times: number[] = [];
+  // Where a segment's time goes: the network's run (GPU work and the transfers around it) and the
+  // STFT/iSTFT on the CPU (SegmentModel.timings).
+  const split: { networkMs: number; dspMs: number }[] = [];
   const parityAt = new Set(
     Array.from({ length: Math.min(Number(opts.parity), plan.length) }, (_, i) =>
       Math.round(((i + 0.5) * plan.length) / Math.min(Number(opts.parity), plan.length) - 0.5),
@@ -189,8 +192,10 @@ async function main(): Promise<void> {
   for (const [i, s] of plan.entries()) {
     const mix = segmentAt(s.inputStart);
     t = performance.now();
+    const before = { ...gpu.timings };
     const out = await gpu.separate(mix);
     times.push(performance.now() - t);
+    split.push({ networkMs: gpu.timings.modelMs - before.modelMs, dspMs: gpu.timings.dspMs - before.dspMs });
     if (parityAt.has(i)) gpuOut.set(i, out.slice());
   }
   const totalS = (performance.now() - started) / 1000;
@@ -225,6 +230,10 @@ async function main(): Promise<void> {
     loadS,
     firstSegmentMs: times[0],
     steadySegmentMs: { median: median(steady), min: Math.min(...steady), max: Math.max(...steady) },
+    steadySplitMs: {
+      network: median(split.slice(1).map((x) => x.networkMs)),
+      dsp: median(split.slice(1).map((x) => x.dspMs)),
+    },
     modelStepTotalS: totalS,
     modelStepRtf: totalS / seconds,
     gpuMemoryPeakMiB: idle === undefined ? null : memory.peak - idle,
