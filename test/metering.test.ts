@@ -170,9 +170,14 @@ async function startDirectUploadServer(s3: TestS3Server, metering: 'on' | 'off')
   });
 }
 
-/** Grants an upload, PUTs the clip to the bucket, creates a VOCALS job: the creation's answer. */
+/**
+ * Grants an upload, PUTs the clip to the bucket, creates a VOCALS job: the creation's answer. The
+ * grant names the size, which a grant straight to S3 needs (signed as Content-Length).
+ */
 async function directJob(s: TestServer, key: string): Promise<Response> {
-  const grant = (await (await s.api('/v1/upload', { key, method: 'POST', json: { filename: 'clip.wav' } })).json()) as {
+  const body = await readFile(input);
+  const json = { filename: 'clip.wav', fileSizeBytes: body.length };
+  const grant = (await (await s.api('/v1/upload', { key, method: 'POST', json })).json()) as {
     uploadUrl: string;
     uploadKey: string;
     contentType: string;
@@ -181,7 +186,7 @@ async function directJob(s: TestServer, key: string): Promise<Response> {
   const put = await fetch(grant.uploadUrl, {
     method: 'PUT',
     headers: { 'content-type': grant.contentType },
-    body: await readFile(input),
+    body,
   });
   expect(put.status).toBe(200);
   return s.api('/v1/jobs', {
