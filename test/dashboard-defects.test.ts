@@ -6,9 +6,9 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import {
   CHROMIUM,
-  PHONE,
   ensureWebBuilt,
   expectAccessible,
+  onEachScreen,
   heading,
   signInAs,
   stepsInOrder,
@@ -186,15 +186,10 @@ describe('the walk of issue 43: defects (Chromium, real server)', () => {
   });
 
   test('phone: job and file links are 44 px tall; axe on the New-job page, desktop and phone, light and dark', async () => {
-    for (const [name, options] of [
-      ['desktop', { viewport: { width: 1440, height: 900 } }],
-      ['phone', PHONE],
-    ] as const) {
-      for (const colorScheme of ['light', 'dark'] as const) {
-        const c = await browser.newContext({ ...options, colorScheme });
-        const p = await c.newPage();
-        watchPage(p, problems);
-        await signInAs(p, s.base, owner);
+    await onEachScreen(
+      browser,
+      { base: s.base, who: owner, problems, desktopWidth: 1440 },
+      async (p, { name, colorScheme }) => {
         await p.goto(`${s.base}/new`);
         await p.getByLabel('Output type').locator('option').first().waitFor({ state: 'attached' });
         await p.getByLabel(/Drop audio files/).setInputFiles(files);
@@ -214,9 +209,8 @@ describe('the walk of issue 43: defects (Chromium, real server)', () => {
             .evaluateAll((as) => as.map((a) => a.getBoundingClientRect().height)))
             expect(h).toBeGreaterThanOrEqual(44);
         }
-        await c.close();
-      }
-    }
+      },
+    );
     expect(problems).toEqual([]);
   });
 });

@@ -5,9 +5,9 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import {
   CHROMIUM,
-  PHONE,
   ensureWebBuilt,
   expectAccessible,
+  onEachScreen,
   heading,
   signInAs,
   stepsInOrder,
@@ -117,15 +117,17 @@ describe('practice mode (Chromium, real server)', () => {
     await page.keyboard.press('Escape');
     await help.waitFor({ state: 'hidden' });
     await page.keyboard.press('c');
-    await expect(page.getByLabel('Click', { exact: true }).isChecked()).resolves.toBe(false);
+    await expect.poll(() => page.getByLabel('Click', { exact: true }).isChecked()).toBe(false);
     await page.keyboard.press('x');
     await expect.poll(() => attr('data-loop')).toMatch(/^off:0\.000-/);
     await page.keyboard.press('+');
     await expect.poll(() => page.locator('.tempo-pitch').getAttribute('data-tempo')).toBe('1.05');
     await page.keyboard.press('2');
-    await expect(page.getByRole('button', { name: 'Solo Drums' }).getAttribute('aria-pressed')).resolves.toBe('true');
+    await expect.poll(() => page.getByRole('button', { name: 'Solo Drums' }).getAttribute('aria-pressed')).toBe('true');
     await page.keyboard.press('Shift+Digit1');
-    await expect(page.getByRole('button', { name: 'Mute Vocals' }).getAttribute('aria-pressed')).resolves.toBe('true');
+    await expect
+      .poll(() => page.getByRole('button', { name: 'Mute Vocals' }).getAttribute('aria-pressed'))
+      .toBe('true');
     await page.keyboard.press('2');
   });
 
@@ -138,7 +140,9 @@ describe('practice mode (Chromium, real server)', () => {
     await page.reload();
     await open(jobId);
     await expect.poll(() => page.locator('.tempo-pitch').getAttribute('data-tempo')).toBe('0.75');
-    await expect(page.getByRole('button', { name: 'Mute Vocals' }).getAttribute('aria-pressed')).resolves.toBe('true');
+    await expect
+      .poll(() => page.getByRole('button', { name: 'Mute Vocals' }).getAttribute('aria-pressed'))
+      .toBe('true');
     await expect(page.getByLabel('Loop snaps to').inputValue()).resolves.toBe('bar');
     // Another browser (no shared storage) signed in as the same account sees the same.
     const other = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -212,15 +216,10 @@ describe('practice mode (Chromium, real server)', () => {
   });
 
   test('axe: the job page on desktop and phone, light and dark; the transport stays in reach on a phone', async () => {
-    for (const [name, options] of [
-      ['desktop', { viewport: { width: 1280, height: 900 } }],
-      ['phone', PHONE],
-    ] as const) {
-      for (const colorScheme of ['light', 'dark'] as const) {
-        const c = await browser.newContext({ ...options, colorScheme });
-        const p = await c.newPage();
-        watchPage(p, problems);
-        await signInAs(p, s.base, owner);
+    await onEachScreen(
+      browser,
+      { base: s.base, who: owner, problems, desktopWidth: 1280 },
+      async (p, { name, colorScheme }) => {
         await p.goto(`${s.base}/jobs/${encodeURIComponent(jobId)}`);
         await p.locator('section.player[data-ready="true"]').waitFor({ timeout: 30_000 });
         await expectAccessible(p, `job page (${name}, ${colorScheme})`);
@@ -235,9 +234,8 @@ describe('practice mode (Chromium, real server)', () => {
             expect((await p.getByRole('slider', { name: slider }).boundingBox())!.width, slider).toBeGreaterThan(200);
           }
         }
-        await c.close();
-      }
-    }
+      },
+    );
     expect(problems).toEqual([]);
   });
 });

@@ -3,13 +3,13 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { beforeEach, expect } from 'vitest';
 
-/** Debian's Chromium, headless, as the browser tests launch it. */
 /** A phone's screen, as the dashboard's phone checks use it. */
 export const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 };
 
+/** Debian's Chromium, headless, as the browser tests launch it. */
 export const CHROMIUM = {
   executablePath: '/usr/bin/chromium',
   headless: true,
@@ -53,6 +53,34 @@ export async function signInAs(p: Page, base: string, who: { email: string; pass
   await p.getByLabel('Password').fill(who.password);
   await p.getByRole('button', { name: 'Sign in' }).click();
   await heading(p, 'Overview');
+}
+
+/** One of the four screens the accessibility checks cover. */
+export interface Screen {
+  name: 'desktop' | 'phone';
+  colorScheme: 'light' | 'dark';
+}
+
+/**
+ * Signs `who` in on each of the four screens in turn (a desktop `desktopWidth` px wide and PHONE,
+ * light and dark), runs `visit` on the page and closes its context.
+ */
+export async function onEachScreen(
+  browser: Browser,
+  signIn: { base: string; who: { email: string; password: string }; problems: string[]; desktopWidth: number },
+  visit: (p: Page, screen: Screen) => Promise<void>,
+): Promise<void> {
+  const sizes = { desktop: { viewport: { width: signIn.desktopWidth, height: 900 } }, phone: PHONE };
+  for (const name of ['desktop', 'phone'] as const) {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const c = await browser.newContext({ ...sizes[name], colorScheme });
+      const p = await c.newPage();
+      watchPage(p, signIn.problems);
+      await signInAs(p, signIn.base, signIn.who);
+      await visit(p, { name, colorScheme });
+      await c.close();
+    }
+  }
 }
 
 /** `npm ci` builds the front end (prepare); build it here when a checkout has not. */
