@@ -110,7 +110,8 @@ export interface KeyReading {
  * surer (two methods agreeing near the gate are not as unsure as the gate's factor alone says).
  * Below the gate (noise, drums alone, or music drowned by drums or hiss), the learned model's key
  * when it is confident enough, or a key both methods name (see AGREED_MIN_PROBABILITY), with the
- * model's probability as the confidence; else no key: the input has no tonal centre.
+ * model's probability as the confidence; else no key: the input has no tonal centre. Above the
+ * gate, an input long enough to judge can have no tonal centre too (CENTRE_MIN_SECONDS).
  */
 export async function readKey(inputs: KeyInputs): Promise<KeyReading> {
   const tuning = estimateTuning(inputs.fine);
