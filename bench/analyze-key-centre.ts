@@ -15,7 +15,8 @@
  * spoken by espeak-ng (Debian), five voices, each alone and joined (speech that was never looked at
  * while the rule was set). Held out: --atonal DIR2, note soups of another seed
  * (`bench/analyze-key-classical.py DIR2 --soups 4401`, with a kind the first set lacks);
- * --espeak-other, sentences in five other languages (each alone and the three twice over). Each input carries a `half` (A or B) by name, for development and held-out.
+ * --espeak-other, sentences in five other languages (each alone and the three twice over).
+ * --vibrato: a sung-like D major tune with vibrato of 0-100 cents. Each input carries a `half` (A or B) by name, for development and held-out.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { analyzeAudioDetailed } from '../src/analysis/analyze-audio.ts';
 import { mirEvalKeyScore } from '../support/analyze-metrics.ts';
+import { SYNTH_RATE, writeWav } from '../support/fixtures/synth-clips.ts';
 import { sharedPath } from '../support/shared.ts';
 
 const arg = (name: string) => {
@@ -242,6 +244,39 @@ if (process.argv.includes('--espeak-other')) {
       half: 'B',
     });
   });
+}
+
+if (process.argv.includes('--vibrato')) {
+  // A tune in D major, 30 s, one voice (8 harmonics) with vibrato of 0-100 cents at 5.5 Hz, with
+  // and without an 80 ms portamento into each note: where held pitch ends for the grid rule.
+  const tune = [62, 64, 66, 67, 69, 67, 66, 64, 62, 69, 71, 69, 67, 66, 64, 62, 66, 69, 74, 73, 71, 69, 67, 66, 64, 62];
+  for (const extent of [0, 25, 50, 75, 100])
+    for (const glide of [0, 0.08]) {
+      const out = new Float32Array(30 * SYNTH_RATE);
+      const noteLen = 30 / tune.length;
+      let phase = 0;
+      for (let i = 0; i < out.length; i++) {
+        const t = i / SYNTH_RATE;
+        const k = Math.min(tune.length - 1, Math.floor(t / noteLen));
+        const into = t - k * noteLen;
+        const midi =
+          glide && k > 0 && into < glide ? tune[k - 1]! + (tune[k]! - tune[k - 1]!) * (into / glide) : tune[k]!;
+        phase +=
+          (2 * Math.PI * 440 * 2 ** ((midi - 69 + (extent / 100) * Math.sin(2 * Math.PI * 5.5 * t)) / 12)) / SYNTH_RATE;
+        let v = 0;
+        for (let h = 1; h <= 8; h++) v += Math.sin(h * phase) / h ** 1.2;
+        out[i] = 0.2 * v * Math.min(1, into / 0.05);
+      }
+      const path = await writeWav(work, `vibrato-${extent}-${glide}`, out);
+      inputs.push({
+        name: `vibrato-${extent}c-glide${glide}`,
+        path,
+        kind: 'vibrato',
+        key: 'D major',
+        part: 'whole',
+        half: 'A',
+      });
+    }
 }
 
 if (realset) {
