@@ -16,6 +16,7 @@
  * while the rule was set). Held out: --atonal DIR2, note soups of another seed
  * (`bench/analyze-key-classical.py DIR2 --soups 4401`, with a kind the first set lacks);
  * --espeak-other, sentences in five other languages (each alone and the three twice over).
+ * --real-10s: also 10 s from the middle of each real 30 s excerpt.
  * --vibrato: a sung-like D major tune with vibrato of 0-100 cents. Each input carries a `half` (A or B) by name, for development and held-out.
  */
 import { execFileSync } from 'node:child_process';
@@ -286,7 +287,7 @@ if (realset) {
     key: string | null;
     seconds: number;
   }[];
-  for (const c of manifest)
+  for (const c of manifest) {
     inputs.push({
       name: c.name.replace(/-2s$/, ''),
       path: join(realset, c.file),
@@ -295,6 +296,17 @@ if (realset) {
       part: c.seconds <= 2 ? '2' : '30',
       half: 'B',
     });
+    // --real-10s: also 10 s from the middle of each 30 s excerpt (the shortest length judged).
+    if (process.argv.includes('--real-10s') && c.seconds >= 20)
+      inputs.push({
+        name: c.name,
+        path: cut(join(realset, c.file), c.seconds / 2 - 5, 10),
+        kind: 'real',
+        key: c.key,
+        part: '10',
+        half: 'B',
+      });
+  }
 }
 
 const lines: string[] = [];

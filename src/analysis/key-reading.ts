@@ -44,8 +44,8 @@ export const AGREED_MIN_SCORE = 0.5;
  * when either
  *  - its pitches are not held: under CENTRE_MIN_GRID of its peaks' energy sits on one semitone
  *    grid (pitchGrid). Speech glides: LibriSpeech and espeak-ng speech 0.01-0.085 over 10-45 s;
- *    music is played on a tuning: real recordings 0.15-0.90, rendered pieces and note soups
- *    0.24-0.89; or
+ *    music is played on a tuning: real recordings 0.15-0.90 (30 s) and from 0.116 (10 s),
+ *    rendered pieces and note soups 0.24-0.89; or
  *  - no key stands out: the learned model's probability for its key is under
  *    CENTRE_MAX_PROBABILITY (1/24 is no idea) and the profile method names a key unrelated to the
  *    model's (not the same, a fifth, the relative or the parallel: two readings of one centre
@@ -59,7 +59,7 @@ export const AGREED_MIN_SCORE = 0.5;
 export const CENTRE_MIN_SECONDS = 9.5;
 export const CENTRE_MAX_PROBABILITY = 0.1;
 export const CENTRE_WEAK_PROBABILITY = 0.3;
-export const CENTRE_MIN_GRID = 0.11;
+export const CENTRE_MIN_GRID = 0.1;
 
 /** Two readings of one tonal centre: the same key, a fifth apart, relative or parallel. */
 export function relatedKeys(a: Key, b: Key): boolean {
