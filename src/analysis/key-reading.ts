@@ -47,10 +47,12 @@ export const AGREED_MIN_SCORE = 0.5;
  *    music is played on a tuning: real recordings 0.15-0.90 (30 s) and from 0.116 (10 s),
  *    rendered pieces and note soups 0.24-0.89; or
  *  - no key stands out: the learned model's probability for its key is under
- *    CENTRE_MAX_PROBABILITY (1/24 is no idea) and the profile method names a key unrelated to the
- *    model's (not the same, a fifth, the relative or the parallel: two readings of one centre
- *    differ by these). Note soups, tone rows and Schoenberg/Webern read 0.06-0.31; real tonal
- *    recordings went as low as 0.10, with the two methods' keys related.
+ *    CENTRE_MAX_PROBABILITY (1/24 is no idea) and either the profile method names a key unrelated
+ *    to the model's (not the same, a fifth, the relative or the parallel: two readings of one
+ *    centre differ by these) or the whole input's chroma is flat (contrast under
+ *    CENTRE_FLAT_CONTRAST: every pitch class about as often). Note soups, tone rows and
+ *    Schoenberg/Webern read 0.06-0.31; real tonal recordings went as low as 0.10, with the two
+ *    methods' keys related and a contrast of 0.37 (real excerpts' lowest contrast: 0.24).
  * Where the key stays on weak evidence (the model under CENTRE_WEAK_PROBABILITY), the confidence is
  * no higher than the model's probability. Shorter inputs are not judged: at 2-5 s speech reads up
  * to 0.114 on the grid and real 2 s excerpts from 0.112, and tonal excerpts' model probabilities
@@ -60,6 +62,7 @@ export const CENTRE_MIN_SECONDS = 9.5;
 export const CENTRE_MAX_PROBABILITY = 0.1;
 export const CENTRE_WEAK_PROBABILITY = 0.3;
 export const CENTRE_MIN_GRID = 0.1;
+export const CENTRE_FLAT_CONTRAST = 0.2;
 
 /** Two readings of one tonal centre: the same key, a fifth apart, relative or parallel. */
 export function relatedKeys(a: Key, b: Key): boolean {
@@ -128,7 +131,10 @@ export async function readKey(inputs: KeyInputs): Promise<KeyReading> {
     const judged = !!model && (inputs.seconds ?? 0) >= CENTRE_MIN_SECONDS;
     const weak = judged && model.probability < CENTRE_WEAK_PROBABILITY;
     const unheld = judged && base.grid < CENTRE_MIN_GRID;
-    const noKey = judged && model.probability < CENTRE_MAX_PROBABILITY && !relatedKeys(profile, model);
+    const noKey =
+      judged &&
+      model.probability < CENTRE_MAX_PROBABILITY &&
+      (!relatedKeys(profile, model) || contrast < CENTRE_FLAT_CONTRAST);
     if (unheld || noKey) return { ...base, key: null, confidence: null, method: null, noCentre: true };
     const confidence = keyConfidenceOf(profile, tonality, MIN_TONALITY);
     return {
