@@ -15,6 +15,11 @@ as random notes, random chromatic clusters and twelve-tone rows.
     /tmp/kc/bin/python bench/analyze-key-classical.py DIR
 
 writes DIR/*.wav (22.05 kHz mono) and DIR/manifest.json for bench/analyze-key-classical.ts.
+
+    /tmp/kc/bin/python bench/analyze-key-classical.py DIR --soups SEED
+
+renders only note soups, from another seed, with a kind the first set lacks (two chromatic random
+walks against each other): atonal material for a held-out check (bench/analyze-key-centre.ts).
 """
 import json
 import os
@@ -127,12 +132,16 @@ def soup(rng, kind, path):
     events = []
     t = 0.0
     row = rng.permutation(12)
+    walk = [int(rng.integers(48, 60)), int(rng.integers(64, 76))] if kind == 'walk' else []
     while t < SECONDS:
         if kind == 'random':
             notes = [int(rng.integers(36, 90))]
         elif kind == 'cluster':
             low = int(rng.integers(40, 72))
             notes = [low + i for i in range(int(rng.integers(4, 9)))]
+        elif kind == 'walk':  # two voices, each a chromatic random walk
+            notes = [int(np.clip(w + rng.integers(-3, 4), 36, 90)) for w in walk]
+            walk = notes
         else:  # a twelve-tone row, transposed and in any octave
             shift = int(rng.integers(0, 12))
             notes = [48 + (int(p) + shift) % 12 + 12 * int(rng.integers(0, 3)) for p in row[:3]]
@@ -152,9 +161,28 @@ def soup(rng, kind, path):
     mid.save(path)
 
 
+def soups(out, seed, kinds):
+    manifest = []
+    rng = np.random.default_rng(seed)
+    for kind in kinds:
+        for k in range(3):
+            name = f'soup-{kind}-{k}' if seed == 44 else f'soup{seed}-{kind}-{k}'
+            mid = os.path.join(out, name + '.mid')
+            soup(rng, kind, mid)
+            render(mid, os.path.join(out, name + '.wav'))
+            os.remove(mid)
+            manifest.append({'file': name + '.wav', 'kind': 'atonal', 'key': None})
+    return manifest
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
+    if '--soups' in sys.argv:
+        manifest = soups(out, int(sys.argv[sys.argv.index('--soups') + 1]), ['random', 'cluster', 'row', 'walk'])
+        with open(os.path.join(out, 'manifest.json'), 'w') as f:
+            json.dump(manifest, f, indent=1)
+        return
     manifest = []
     programs = [PIANO, ORGAN, STRINGS]
     for i, (work, program) in enumerate(TONAL + ATONAL):
@@ -176,15 +204,7 @@ def main():
         os.remove(mid)
         manifest.append({'file': name + '.wav', 'kind': 'classical' if tonal else 'atonal', 'key': key})
         print(name, key)
-    rng = np.random.default_rng(44)
-    for kind in ['random', 'cluster', 'row']:
-        for k in range(3):
-            name = f'soup-{kind}-{k}'
-            mid = os.path.join(out, name + '.mid')
-            soup(rng, kind, mid)
-            render(mid, os.path.join(out, name + '.wav'))
-            os.remove(mid)
-            manifest.append({'file': name + '.wav', 'kind': 'atonal', 'key': None})
+    manifest += soups(out, 44, ['random', 'cluster', 'row'])
     with open(os.path.join(out, 'manifest.json'), 'w') as f:
         json.dump(manifest, f, indent=1)
 

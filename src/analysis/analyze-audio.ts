@@ -72,6 +72,10 @@ export interface DetailedAnalysis extends AudioAnalysis, BeatsAndChords {
   /** The learned model's key and probability, whichever was reported. */
   modelKey: string | null;
   modelKeyProbability: number | null;
+  /** The input passed the tonality gate but was judged to have no tonal centre (key-reading.ts). */
+  keyNoCentre: boolean;
+  /** How much of the pitch energy sits on one semitone grid (chroma.ts pitchGrid): low for speech. */
+  pitchGrid: number | null;
   /** How noise-like the onsets are (drums: high); see OnsetEnvelope.onsetFlatness. */
   onsetFlatness: number;
   tempoSource: 'mix' | 'stems';
@@ -189,6 +193,7 @@ export async function analyzeAudioDetailed(input: AnalyzeInput): Promise<Detaile
       frameContrast: frameContrastSum / spectrograms.length,
       spectrogram: (tuning) => sumSpectrograms(spectrograms, tuning),
       modelPath: input.keyModelPath,
+      seconds: (chromaFrames * CHROMA_HOP) / ANALYSIS_SAMPLE_RATE,
     });
   }
   const rhythm = readBeatsAndChords({
@@ -220,6 +225,8 @@ export async function analyzeAudioDetailed(input: AnalyzeInput): Promise<Detaile
     profileKey: reading?.profile?.name ?? null,
     modelKey: reading?.model?.name ?? null,
     modelKeyProbability: reading?.model ? round(reading.model.probability, 3) : null,
+    keyNoCentre: reading?.noCentre ?? false,
+    pitchGrid: reading ? round(reading.grid, 3) : null,
     tempoSource,
     keySource,
     seconds: round(seconds, 2),

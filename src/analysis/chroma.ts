@@ -244,6 +244,25 @@ function addPitch(h: Float64Array, hz: number, e: number): void {
 }
 
 /**
+ * How much of a 10-cent histogram's energy sits on one semitone grid (0-1): the length of the
+ * energy-weighted mean of each bin's position within its semitone, as a phase. Held notes of any
+ * instrument on one tuning give a high value; gliding pitch (speech) and noise spread it out.
+ */
+export function pitchGrid(fine: Float64Array): number {
+  const per = FINE_BINS / 12;
+  let re = 0;
+  let im = 0;
+  let total = 0;
+  for (let i = 0; i < FINE_BINS; i++) {
+    const phase = (2 * Math.PI * (i % per)) / per;
+    re += fine[i]! * Math.cos(phase);
+    im += fine[i]! * Math.sin(phase);
+    total += fine[i]!;
+  }
+  return total > 0 ? Math.hypot(re, im) / total : 0;
+}
+
+/**
  * Tuning offset in fractions of a semitone (-0.5..0.5) from a 10-cent histogram: the circular mean
  * of the deviation from equal temperament, weighted by energy.
  */

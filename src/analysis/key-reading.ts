@@ -1,6 +1,7 @@
-import { estimateTuning, foldChroma } from './chroma.ts';
+import { estimateTuning, foldChroma, pitchGrid } from './chroma.ts';
 import { chromaContrast, estimateKey, type KeyEstimate, keyConfidenceOf } from './key.ts';
 import { estimateKeyWithModel, type ModelKey } from './key-model.ts';
+import type { Key } from './key-names.ts';
 import { KEY_SEMITONES } from './key-spectrogram.ts';
 
 /**
@@ -36,6 +37,41 @@ export const MODEL_MIN_PROBABILITY = 0.2;
 export const AGREED_MIN_PROBABILITY = 0.1;
 export const AGREED_MIN_SCORE = 0.5;
 
+/**
+ * No tonal centre (issue 44). Above the tonality gate, atonal music and speech pass too: a few
+ * notes or harmonics at a time stand out of every frame. An input long enough to judge
+ * (CENTRE_MIN_SECONDS of chroma frames: a 10 s input has 9.7 s) has no tonal centre, and no key,
+ * when either
+ *  - its pitches are not held: under CENTRE_MIN_GRID of its peaks' energy sits on one semitone
+ *    grid (pitchGrid). Speech glides: LibriSpeech and espeak-ng speech 0.01-0.085 over 10-45 s;
+ *    music is played on a tuning: real recordings 0.15-0.90 (30 s) and from 0.116 (10 s),
+ *    rendered pieces and note soups 0.24-0.89; or
+ *  - no key stands out: the learned model's probability for its key is under
+ *    CENTRE_MAX_PROBABILITY (1/24 is no idea) and either the profile method names a key unrelated
+ *    to the model's (not the same, a fifth, the relative or the parallel: two readings of one
+ *    centre differ by these) or the whole input's chroma is flat (contrast under
+ *    CENTRE_FLAT_CONTRAST: every pitch class about as often). Note soups, tone rows and
+ *    Schoenberg/Webern read 0.06-0.31; real tonal recordings went as low as 0.10, with the two
+ *    methods' keys related and a contrast of 0.37 (real excerpts' lowest contrast: 0.24).
+ * Where the key stays on weak evidence (the model under CENTRE_WEAK_PROBABILITY), the confidence is
+ * no higher than the model's probability. Shorter inputs are not judged: at 2-5 s speech reads up
+ * to 0.114 on the grid and real 2 s excerpts from 0.112, and tonal excerpts' model probabilities
+ * fall to those of random notes. Figures and the sets: docs/analysis.md "No tonal centre".
+ */
+export const CENTRE_MIN_SECONDS = 9.5;
+export const CENTRE_MAX_PROBABILITY = 0.1;
+export const CENTRE_WEAK_PROBABILITY = 0.3;
+export const CENTRE_MIN_GRID = 0.1;
+export const CENTRE_FLAT_CONTRAST = 0.2;
+
+/** Two readings of one tonal centre: the same key, a fifth apart, relative or parallel. */
+export function relatedKeys(a: Key, b: Key): boolean {
+  const d = (a.tonic - b.tonic + 12) % 12;
+  if (a.mode === b.mode) return d === 0 || d === 5 || d === 7;
+  if (d === 0) return true;
+  return a.mode === 'major' ? d === 3 : d === 9;
+}
+
 /** What the analyser's accumulators hold once the input has been read. */
 export interface KeyInputs {
   /** Sum of the inputs' 10-cent chroma histograms (ChromaAccumulator.fineHistogram). */
@@ -46,6 +82,8 @@ export interface KeyInputs {
   spectrogram: (tuning: number) => Float32Array;
   /** A candidate model file instead of the shipped one (benchmarks). */
   modelPath?: string;
+  /** Seconds of chroma frames read; without it the input is not judged for a tonal centre. */
+  seconds?: number;
 }
 
 export interface KeyReading {
@@ -54,6 +92,10 @@ export interface KeyReading {
   confidence: number | null;
   /** Which method named the key: the profile, the model, or both agreeing below the gate. */
   method: 'model' | 'profile' | 'agreed' | null;
+  /** True where the input passed the gate but was judged to have no tonal centre (CENTRE_*). */
+  noCentre: boolean;
+  /** pitchGrid of the input's 10-cent histogram. */
+  grid: number;
   /** Both methods' answers, whichever was reported (the profile's is null only without any chroma). */
   profile: KeyEstimate | null;
   model: ModelKey | null;
@@ -71,7 +113,8 @@ export interface KeyReading {
  * surer (two methods agreeing near the gate are not as unsure as the gate's factor alone says).
  * Below the gate (noise, drums alone, or music drowned by drums or hiss), the learned model's key
  * when it is confident enough, or a key both methods name (see AGREED_MIN_PROBABILITY), with the
- * model's probability as the confidence; else no key: the input has no tonal centre.
+ * model's probability as the confidence; else no key: the input has no tonal centre. Above the
+ * gate, an input long enough to judge can have no tonal centre too (CENTRE_MIN_SECONDS).
  */
 export async function readKey(inputs: KeyInputs): Promise<KeyReading> {
   const tuning = estimateTuning(inputs.fine);
@@ -82,14 +125,27 @@ export async function readKey(inputs: KeyInputs): Promise<KeyReading> {
   const profile = estimateKey(chroma);
   const spectrogram = inputs.spectrogram(tuning);
   const model = spectrogram.length >= KEY_SEMITONES ? await estimateKeyWithModel(spectrogram, inputs.modelPath) : null;
-  const base = { profile, model, tuning, chroma, contrast, tonality };
+  const base = { profile, model, tuning, chroma, contrast, tonality, noCentre: false, grid: pitchGrid(inputs.fine) };
   const agreed = !!profile && !!model && profile.name === model.name;
   if (tonal && profile) {
+    const judged = !!model && (inputs.seconds ?? 0) >= CENTRE_MIN_SECONDS;
+    const weak = judged && model.probability < CENTRE_WEAK_PROBABILITY;
+    const unheld = judged && base.grid < CENTRE_MIN_GRID;
+    const noKey =
+      judged &&
+      model.probability < CENTRE_MAX_PROBABILITY &&
+      (!relatedKeys(profile, model) || contrast < CENTRE_FLAT_CONTRAST);
+    if (unheld || noKey) return { ...base, key: null, confidence: null, method: null, noCentre: true };
     const confidence = keyConfidenceOf(profile, tonality, MIN_TONALITY);
     return {
       ...base,
       key: profile,
-      confidence: agreed ? Math.max(confidence, model.probability) : confidence,
+      // Kept on weak evidence: no surer than the model is.
+      confidence: weak
+        ? Math.min(confidence, model.probability)
+        : agreed
+          ? Math.max(confidence, model.probability)
+          : confidence,
       method: 'profile',
     };
   }
