@@ -195,9 +195,7 @@ export function NewJob() {
             ))}
           </div>
           {source === 'file' ? (
-            <>
-              <FilePicker files={files} onPick={(list) => void pick(list)} />
-            </>
+            <FilePicker files={files} onPick={(list) => void pick(list)} />
           ) : (
             <label>
               {addressLabel}
