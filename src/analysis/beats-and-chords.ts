@@ -57,6 +57,8 @@ const BODY_WEIGHT = 1;
  * kicks (boom-bap) towards them; only where the phase is in doubt it moves none.
  */
 const LOW_WEIGHT = 2;
+/** The second pass's chain replaces the first only when it shares fewer of its beats than this. */
+const KEEP_FIRST = 0.5;
 /** The second pass runs when the low band's mean novelty half-way between beats exceeds this times that at the beats. */
 const OFFBEAT_LOW_ACCENT = 1;
 
@@ -117,7 +119,10 @@ export function readBeatsAndChords(f: RhythmFeatures): BeatsAndChords {
   // than on them, the chain sits on the off-beats; it is tracked again with the low band in the score.
   if (track && lowNovelty.length > 0 && offbeatAccent(track.frames, lowNovelty) > OFFBEAT_LOW_ACCENT) {
     const withLow = plain.map((v, i) => v + lowWeight * (lowNovelty[i] ?? 0));
-    track = trackBeats(withLow, frameRate, f.bpm, f.beatOptions);
+    const second = trackBeats(withLow, frameRate, f.bpm, f.beatOptions);
+    // It stands only as a new phase: where it keeps most of the first chain's beats, its other beats
+    // are bends towards syncopated bass notes and kicks (a funk bass line), not a correction.
+    if (second && shared(second.frames, track.frames, (15 * frameRate) / f.bpm) < KEEP_FIRST) track = second;
   }
   if (!track) return none;
   const beats = track.frames.map((b) => onsetFrameSeconds(b, f.sampleRate));
@@ -138,6 +143,18 @@ export function readBeatsAndChords(f: RhythmFeatures): BeatsAndChords {
     beatConfidence: round(track.confidence),
     chords,
   };
+}
+
+/** Share of `a`'s beats within `tolerance` frames of one of `b`'s. */
+function shared(a: number[], b: number[], tolerance: number): number {
+  let hits = 0;
+  let j = 0;
+  for (const x of a) {
+    while (j + 1 < b.length && b[j + 1]! <= x) j++;
+    const near = Math.min(Math.abs(x - b[j]!), Math.abs((b[j + 1] ?? Number.POSITIVE_INFINITY) - x));
+    if (near <= tolerance) hits++;
+  }
+  return a.length > 0 ? hits / a.length : 0;
 }
 
 /** Mean low-band novelty half-way between beats over that at the beats (max over ±1 frame). */
