@@ -6,7 +6,7 @@ import { analyzeAudioDetailed } from '../src/analysis/analyze-audio.ts';
 import { barStarts, chordTimeAccuracy, popProgression, renderChordClip } from '../support/fixtures/chord-clips.ts';
 import { METER_CLIPS, renderMeter } from '../support/fixtures/meter-clips.ts';
 import { renderGroove, SYNTH_RATE, TEMPO_CLIPS, writeWav } from '../support/fixtures/synth-clips.ts';
-import { addDrum, rng } from '../support/fixtures/synth-voices.ts';
+import { addDrum, addTone, midiHz, rng } from '../support/fixtures/synth-voices.ts';
 import { beatFMeasure } from '../support/beat-metrics.ts';
 import { median } from '../support/median.ts';
 import { sharedPath } from '../support/shared.ts';
@@ -41,6 +41,37 @@ describe('beats of grooves with known beats (F-measure, 70 ms)', () => {
       for (const d of r.downbeats) expect(r.beats).toContain(d);
       expect(r.beatsPerBar).toBe(4);
       expect(r.beatConfidence).toBeGreaterThan(0.3);
+    });
+  }
+
+  // Off-beat comping (ska, reggae, stride): a bass note on every beat, a bright four-note chord on
+  // every off-beat. The chords' onsets outweigh the bass notes' in the broadband envelope, so the
+  // first chain sits on the off-beats (F 0 at all three tempi before the low-band phase check); the
+  // bass notes' accents below 250 Hz put it back on the beats.
+  for (const bpm of [96, 120, 150]) {
+    it(`keeps the beat under off-beat chords at ${bpm} BPM`, async () => {
+      const out = new Float32Array(SECONDS * SYNTH_RATE);
+      const rand = rng(bpm);
+      const period = 60 / bpm;
+      const roots = [45, 45, 38, 40];
+      const ref = grid(0.05, period, SECONDS - 0.5);
+      ref.forEach((t, k) => {
+        const root = roots[Math.floor(k / 4) % 4]!;
+        const jitter = () => (rand() - 0.5) * 0.01;
+        addTone(out, SYNTH_RATE, midiHz(root - 12), t + jitter(), period * 0.8, 0.5, {
+          harmonics: 3,
+          tilt: 2,
+          decay: 0.5,
+        });
+        for (const interval of [12, 16, 19, 24])
+          addTone(out, SYNTH_RATE, midiHz(root + 12 + interval), t + period / 2 + jitter(), period * 0.3, 0.12, {
+            decay: 0.3,
+          });
+      });
+      const r = await analyzeAudioDetailed({ mixPath: await writeWav(dir, `offbeat-chords-${bpm}`, out) });
+      expect(r.bpm).toBeCloseTo(bpm, -1);
+      const f = beatFMeasure(ref, r.beats, 0.07, 2);
+      expect(f, `F ${f.toFixed(3)}, beats ${r.beats.slice(0, 8).join(' ')}`).toBeGreaterThanOrEqual(0.9);
     });
   }
 

@@ -131,6 +131,7 @@ export async function analyzeAudioDetailed(input: AnalyzeInput): Promise<Detaile
   const { jobs, tempoSource, keySource } = plan(input);
   const envelopes: { envelope: Float32Array; weight: number }[] = [];
   const bodies: { envelope: Float32Array; weight: number }[] = [];
+  const lows: { envelope: Float32Array; weight: number }[] = [];
   const fine = new Float64Array(FINE_BINS);
   const spectrograms: KeySpectrogram[] = [];
   const pitchFrames: (Float64Array | null)[] = [];
@@ -168,6 +169,7 @@ export async function analyzeAudioDetailed(input: AnalyzeInput): Promise<Detaile
     if (onset) {
       envelopes.push({ envelope: onset.envelope(), weight: job.onsetWeight });
       bodies.push({ envelope: onset.bodyEnvelope(), weight: job.onsetWeight });
+      lows.push({ envelope: onset.lowEnvelope(), weight: job.onsetWeight });
       onsetFlatness = Math.max(onsetFlatness, onset.onsetFlatness());
       frameRate = onset.frameRate;
     }
@@ -200,6 +202,7 @@ export async function analyzeAudioDetailed(input: AnalyzeInput): Promise<Detaile
     sampleRate: ANALYSIS_SAMPLE_RATE,
     envelope: mixEnvelopes(envelopes),
     body: mixEnvelopes(bodies),
+    low: mixEnvelopes(lows),
     bpm: tempo?.bpm ?? null,
     chromaFrames: pitchFrames,
     bassFrames,

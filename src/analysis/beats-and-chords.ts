@@ -32,6 +32,8 @@ export interface RhythmFeatures {
   /** Onset envelope (the tempo's) and its body band, one value per ONSET_HOP samples. */
   envelope: Float32Array;
   body: Float32Array;
+  /** Its low band (kick drums, bass notes), the same frames. */
+  low?: Float32Array;
   bpm: number | null;
   /** 10-cent chroma histograms of the frames that held peaks, at their stream positions (null elsewhere). */
   chromaFrames: (Float64Array | null)[];
@@ -39,13 +41,26 @@ export interface RhythmFeatures {
   /** The key's tuning estimate, semitones. */
   tuning: number;
   seconds: number;
-  beatOptions?: BeatOptions & { bodyWeight?: number };
+  beatOptions?: BeatOptions & { bodyWeight?: number; lowWeight?: number };
   downbeatOptions?: DownbeatOptions;
   chordOptions?: ChordOptions;
 }
 
 /** Weight of the body band's novelty beside the whole band's in the beat tracker's score. */
 const BODY_WEIGHT = 1;
+/**
+ * Weight of the low band's novelty (kick drums and bass notes, linear magnitudes: onset-envelope.ts)
+ * in the score of the second pass, when the first chain's off-beats hold more of the low band's
+ * accents than its beats (OFFBEAT_LOW_ACCENT): the phase cue where off-beat comping carries as many
+ * onsets as the beats. Chosen on the development sets (dev, rubato-dev, mma-dev, synth; 2 and 3
+ * measured alike, 1 less; docs/analysis.md). Always in the score, it bent the beats of syncopated
+ * kicks (boom-bap) towards them; only where the phase is in doubt it moves none.
+ */
+const LOW_WEIGHT = 2;
+/** The second pass's chain replaces the first only when it shares fewer of its beats than this. */
+const KEEP_FIRST = 0.5;
+/** The second pass runs when the low band's mean novelty half-way between beats exceeds this times that at the beats. */
+const OFFBEAT_LOW_ACCENT = 1;
 
 /**
  * An onset frame's flux compares the window starting at frame × hop with the one before it: an
@@ -96,8 +111,19 @@ export function readBeatsAndChords(f: RhythmFeatures): BeatsAndChords {
   // Kicks and bass notes mark beats more than hi-hats and melody do: the body band adds its weight,
   // so a syncopated melody does not pull the beats onto the off-beats.
   const bodyWeight = f.beatOptions?.bodyWeight ?? BODY_WEIGHT;
-  const beatNovelty = novelty.map((v, i) => v + bodyWeight * (bodyNovelty[i] ?? 0));
-  const track = trackBeats(beatNovelty, frameRate, f.bpm, f.beatOptions);
+  const lowWeight = f.beatOptions?.lowWeight ?? LOW_WEIGHT;
+  const lowNovelty = (lowWeight > 0 && f.low ? preprocess(f.low, frameRate) : null) ?? new Float32Array(0);
+  const plain = novelty.map((v, i) => v + bodyWeight * (bodyNovelty[i] ?? 0));
+  let track = trackBeats(plain, frameRate, f.bpm, f.beatOptions);
+  // The phase check: where the low band's accents (kicks, bass notes) fall more between the beats
+  // than on them, the chain sits on the off-beats; it is tracked again with the low band in the score.
+  if (track && lowNovelty.length > 0 && offbeatAccent(track.frames, lowNovelty) > OFFBEAT_LOW_ACCENT) {
+    const withLow = plain.map((v, i) => v + lowWeight * (lowNovelty[i] ?? 0));
+    const second = trackBeats(withLow, frameRate, f.bpm, f.beatOptions);
+    // It stands only as a new phase: where it keeps most of the first chain's beats, its other beats
+    // are bends towards syncopated bass notes and kicks (a funk bass line), not a correction.
+    if (second && shared(second.frames, track.frames, (15 * frameRate) / f.bpm) < KEEP_FIRST) track = second;
+  }
   if (!track) return none;
   const beats = track.frames.map((b) => onsetFrameSeconds(b, f.sampleRate));
   const features = {
@@ -117,6 +143,33 @@ export function readBeatsAndChords(f: RhythmFeatures): BeatsAndChords {
     beatConfidence: round(track.confidence),
     chords,
   };
+}
+
+/** Share of `a`'s beats within `tolerance` frames of one of `b`'s. */
+function shared(a: number[], b: number[], tolerance: number): number {
+  let hits = 0;
+  let j = 0;
+  for (const x of a) {
+    while (j + 1 < b.length && b[j + 1]! <= x) j++;
+    const near = Math.min(Math.abs(x - b[j]!), Math.abs((b[j + 1] ?? Number.POSITIVE_INFINITY) - x));
+    if (near <= tolerance) hits++;
+  }
+  return a.length > 0 ? hits / a.length : 0;
+}
+
+/** Mean low-band novelty half-way between beats over that at the beats (max over ±1 frame). */
+function offbeatAccent(frames: number[], low: Float32Array): number {
+  const at = (x: number) => {
+    const i = Math.round(x);
+    return Math.max(low[i - 1] ?? 0, low[i] ?? 0, low[i + 1] ?? 0);
+  };
+  let on = 0;
+  let off = 0;
+  for (let i = 0; i + 1 < frames.length; i++) {
+    on += at(frames[i]!);
+    off += at((frames[i]! + frames[i + 1]!) / 2);
+  }
+  return on > 0 ? off / on : 0;
 }
 
 /** Mean chroma over each beat's span [beat, next beat), from the frames whose centre falls in it. */

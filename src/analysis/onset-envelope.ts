@@ -18,6 +18,14 @@ export const BODY_BAND_HZ = 1500;
  */
 const BODY_LOW_HZ = 30;
 const BANDS_PER_OCTAVE = 3;
+/**
+ * Upper edge of the "low" band (the body band's filters below it): kick drums and bass notes, no
+ * snare crack, chord or melody. Its flux is taken on linear magnitudes, not logs: where off-beat
+ * comping or a swung eighth carries as many onsets as the beat, the beat's kick and bass note are
+ * often the louder ones, an accent that log compression flattens (the beat tracker's phase cue,
+ * beats-and-chords.ts; 200, 250 and 320 Hz measured alike, docs/analysis.md).
+ */
+export const LOW_BAND_HZ = 250;
 /** Band of the onset flatness measure (onsetFlatness). */
 const FLATNESS_LOW_HZ = 200;
 const FLATNESS_HIGH_HZ = 8000;
@@ -38,10 +46,16 @@ export class OnsetEnvelope {
   private havePrev = false;
   private values: number[] = [];
   private body: number[] = [];
+  private low: number[] = [];
+  /** Body-band filters entirely below LOW_BAND_HZ. */
+  private readonly lowBands: number;
   /** Bin ranges [start, end) of the body-band filters. */
   private readonly bands: [number, number][] = [];
   private prevBands: Float32Array;
   private curBands: Float32Array;
+  /** Linear magnitude sums of the body-band filters (the low band's flux reads them). */
+  private prevRaw: Float32Array;
+  private curRaw: Float32Array;
   private fluxSum = 0;
   private fluxFlatnessSum = 0;
   private readonly flatLo: number;
@@ -62,10 +76,13 @@ export class OnsetEnvelope {
         if (end > last[1]) last[1] = end; // merge bands narrower than a bin
       } else this.bands.push([start, end]);
     }
+    this.lowBands = this.bands.filter(([, end]) => end * binHz <= LOW_BAND_HZ * 1.01).length;
     this.flatLo = Math.max(1, Math.round(FLATNESS_LOW_HZ / binHz));
     this.flatHi = Math.min(bins - 1, Math.round(FLATNESS_HIGH_HZ / binHz));
     this.prevBands = new Float32Array(this.bands.length);
     this.curBands = new Float32Array(this.bands.length);
+    this.prevRaw = new Float32Array(this.bands.length);
+    this.curRaw = new Float32Array(this.bands.length);
     this.framer = new Framer(ONSET_FRAME, ONSET_HOP, (frame) => this.onFrame(frame));
   }
 
@@ -79,6 +96,7 @@ export class OnsetEnvelope {
     const cur = this.cur;
     for (let k = 0; k < bins; k++) cur[k] = Math.log1p(LOG_GAMMA * this.mags[k]!);
     let flux = 0;
+    let body = 0;
     let low = 0;
     const cb = this.curBands;
     for (let b = 0; b < this.bands.length; b++) {
@@ -86,6 +104,7 @@ export class OnsetEnvelope {
       let e = 0;
       for (let k = start; k < end; k++) e += this.mags[k]!;
       cb[b] = Math.log1p(LOG_GAMMA * e);
+      this.curRaw[b] = e;
     }
     if (this.havePrev) {
       const p = this.prev;
@@ -96,7 +115,9 @@ export class OnsetEnvelope {
       }
       for (let b = 0; b < cb.length; b++) {
         const d = cb[b]! - this.prevBands[b]!;
-        if (d > 0) low += d;
+        if (d > 0) body += d;
+        const r = this.curRaw[b]! - this.prevRaw[b]!;
+        if (b < this.lowBands && r > 0) low += r;
       }
       if (flux > 0) {
         let logSum = 0;
@@ -112,9 +133,13 @@ export class OnsetEnvelope {
       }
     }
     this.values.push(flux);
-    this.body.push(low);
+    this.body.push(body);
+    this.low.push(low);
     this.curBands = this.prevBands;
     this.prevBands = cb;
+    const raw = this.curRaw;
+    this.curRaw = this.prevRaw;
+    this.prevRaw = raw;
     this.cur = this.prev;
     this.prev = cur;
     this.havePrev = true;
@@ -138,6 +163,11 @@ export class OnsetEnvelope {
   /** Flux below BODY_BAND_HZ only: kicks, snares, bass; no cymbals. */
   bodyEnvelope(): Float32Array {
     return Float32Array.from(this.body);
+  }
+
+  /** Flux of linear magnitudes below LOW_BAND_HZ: kick drums and bass notes, louder ones weighing more. */
+  lowEnvelope(): Float32Array {
+    return Float32Array.from(this.low);
   }
 }
 
