@@ -2,8 +2,8 @@
  * What beats, downbeats and chords cost on a 4-minute song (bench only):
  *   node bin/run-ts.mjs bench/analyze-beats-time.ts [--runs 5]
  * Times, alternating, the whole analysis (`analyzeAudioDetailed`: decoding, tempo, key, beats,
- * downbeats, chords) and the beats-downbeats-chords step alone (`readBeatsAndChords`, on the
- * features the analysis streams); medians, wall and this process's CPU, and the CPU's name.
+ * downbeats, chords) and the beats-downbeats-chords step alone (the beat model's activation and
+ * `readBeatsAndChords`, on the features the analysis streams); medians, wall and this process's CPU, and the CPU's name.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,6 +11,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ANALYSIS_SAMPLE_RATE, analyzeAudioDetailed } from '../src/analysis/analyze-audio.ts';
+import { beatActivation } from '../src/analysis/beat-model.ts';
 import { readBeatsAndChords } from '../src/analysis/beats-and-chords.ts';
 import { ChromaAccumulator, estimateTuning, FINE_BINS } from '../src/analysis/chroma.ts';
 import { OnsetEnvelope } from '../src/analysis/onset-envelope.ts';
@@ -76,8 +77,9 @@ let chords = 0;
 for (let i = 0; i < runs; i++) {
   // alternating sides, so the machine's other load falls on both alike
   await timed('whole', () => analyzeAudioDetailed({ mixPath: song }));
-  await timed('step', () => {
-    const r = readBeatsAndChords(features);
+  await timed('step', async () => {
+    const activation = await beatActivation(onset.modelBandFrames(), onset.modelBandCount);
+    const r = readBeatsAndChords({ ...features, activation });
     beats = r.beats.length;
     chords = r.chords.length;
   });
@@ -90,7 +92,7 @@ console.log(
     .join(' ')}`,
 );
 console.log(`input: 240 s, 44.1 kHz stereo WAV; ${beats} beats, ${chords} chord segments; medians of ${runs}`);
-console.log(`beats + downbeats + chords step alone:  ${s(wall.step)} wall, ${s(cpu.step)} CPU`);
+console.log(`beats (model + DP) + downbeats + chords step alone:  ${s(wall.step)} wall, ${s(cpu.step)} CPU`);
 console.log(
   `whole analysis (decode, tempo, key, beats, downbeats, chords): ${s(wall.whole)} wall, ${s(cpu.whole)} CPU of this process (ffmpeg decodes beside it)`,
 );

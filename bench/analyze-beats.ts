@@ -3,7 +3,8 @@
  *   node bin/run-ts.mjs bench/analyze-beats.ts --set DIR/test --python PY [--list] [--options JSON]
  * DIR comes from bench/analyze-beats-set.py (dev, test, rubato, chords-dev, chords-test); PY is a
  * Python with mir_eval (docs/analysis.md). `--options` passes other beat/downbeat/chord settings
- * (analyzeAudioDetailed's rhythmOptions), for choosing them on the development sets.
+ * (analyzeAudioDetailed's rhythmOptions), for choosing them on the development sets. `--model PATH`
+ * reads the beats with a candidate beat model, `--model none` with none (the onset novelty alone).
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -17,6 +18,7 @@ const { values } = parseArgs({
     python: { type: 'string', default: 'python3' },
     list: { type: 'boolean' },
     options: { type: 'string' },
+    model: { type: 'string' },
   },
 });
 if (!values.set) throw new Error('usage: --set DIR [--python PY] [--list] [--options JSON]');
@@ -34,7 +36,11 @@ const rhythmOptions = values.options ? (JSON.parse(values.options) as AnalyzeInp
 
 const items = [];
 for (const e of entries) {
-  const r = await analyzeAudioDetailed({ mixPath: join(setDir, e.file), rhythmOptions });
+  const r = await analyzeAudioDetailed({
+    mixPath: join(setDir, e.file),
+    rhythmOptions,
+    beatModelPath: values.model === 'none' ? null : values.model,
+  });
   items.push({
     name: e.name,
     meter: e.meter,

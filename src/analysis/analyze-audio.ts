@@ -1,5 +1,6 @@
 import { decodeAudio } from '../audio/decode.ts';
 import type { FfmpegTools } from '../audio/tools.ts';
+import { beatActivation } from './beat-model.ts';
 import { type BeatsAndChords, type RhythmFeatures, readBeatsAndChords } from './beats-and-chords.ts';
 import { CHROMA_HOP, ChromaAccumulator, estimateTuning, FINE_BINS } from './chroma.ts';
 import { camelot } from './key-names.ts';
@@ -34,6 +35,8 @@ export interface AnalyzeInput {
   signal?: AbortSignal;
   /** A candidate key model instead of the shipped one (benchmarks). */
   keyModelPath?: string;
+  /** Another beat model (benchmarks of candidates); `null`: no model, the onset novelty alone. */
+  beatModelPath?: string | null;
   /** Beat, downbeat and chord settings other than the shipped ones (benchmarks). */
   rhythmOptions?: Pick<RhythmFeatures, 'beatOptions' | 'downbeatOptions' | 'chordOptions'>;
 }
@@ -132,6 +135,7 @@ export async function analyzeAudioDetailed(input: AnalyzeInput): Promise<Detaile
   const envelopes: { envelope: Float32Array; weight: number }[] = [];
   const bodies: { envelope: Float32Array; weight: number }[] = [];
   const lows: { envelope: Float32Array; weight: number }[] = [];
+  const modelBands: { frames: Float32Array; bands: number; weight: number }[] = [];
   const fine = new Float64Array(FINE_BINS);
   const spectrograms: KeySpectrogram[] = [];
   const pitchFrames: (Float64Array | null)[] = [];
@@ -170,6 +174,7 @@ export async function analyzeAudioDetailed(input: AnalyzeInput): Promise<Detaile
       envelopes.push({ envelope: onset.envelope(), weight: job.onsetWeight });
       bodies.push({ envelope: onset.bodyEnvelope(), weight: job.onsetWeight });
       lows.push({ envelope: onset.lowEnvelope(), weight: job.onsetWeight });
+      modelBands.push({ frames: onset.modelBandFrames(), bands: onset.modelBandCount, weight: job.onsetWeight });
       onsetFlatness = Math.max(onsetFlatness, onset.onsetFlatness());
       frameRate = onset.frameRate;
     }
@@ -198,11 +203,17 @@ export async function analyzeAudioDetailed(input: AnalyzeInput): Promise<Detaile
       seconds: (chromaFrames * CHROMA_HOP) / ANALYSIS_SAMPLE_RATE,
     });
   }
+  const bands = sumBands(modelBands);
+  const activation =
+    tempo && bands && input.beatModelPath !== null
+      ? await beatActivation(bands.frames, bands.bands, input.beatModelPath ?? undefined)
+      : null;
   const rhythm = readBeatsAndChords({
     sampleRate: ANALYSIS_SAMPLE_RATE,
     envelope: mixEnvelopes(envelopes),
     body: mixEnvelopes(bodies),
     low: mixEnvelopes(lows),
+    activation,
     bpm: tempo?.bpm ?? null,
     chromaFrames: pitchFrames,
     bassFrames,
@@ -248,6 +259,18 @@ function addFrames(into: (Float64Array | null)[], indices: number[], frames: Flo
     if (acc) for (let j = 0; j < FINE_BINS; j++) acc[j]! += frame[j]!;
     else into[index] = frame.slice();
   });
+}
+
+/** The onset files' beat-model band energies, weighted and summed frame by frame (the shortest's length). */
+function sumBands(
+  parts: { frames: Float32Array; bands: number; weight: number }[],
+): { frames: Float32Array; bands: number } | null {
+  const first = parts[0];
+  if (!first) return null;
+  const length = Math.min(...parts.map((p) => p.frames.length));
+  const frames = new Float32Array(length);
+  for (const p of parts) for (let i = 0; i < length; i++) frames[i]! += p.weight * p.frames[i]!;
+  return { frames, bands: first.bands };
 }
 
 /** Stems' semitone spectrograms summed frame by frame (the shortest stem's length). */

@@ -29,7 +29,8 @@ const DEFAULTS: Required<Pick<BeatOptions, 'tightness'>> = { tightness: 100 };
  * the best chain of beats maximises the scores at the beats less tightness × log(gap / period)²
  * per gap (Ellis 2007, "Beat tracking by dynamic programming"), the period taken from the local
  * tempo around each frame (local-tempo.ts) rather than one global value. The chain ends at the
- * best cumulative score of the last period (lastBeat); weak beats at either end (onsets below half
+ * best cumulative score of the last period (lastBeat); the local tempo reads `tempoNovelty` (the
+ * onset novelty where the score is the beat model's activation: see beats-and-chords.ts); weak beats at either end (onsets below half
  * the beats' RMS: silence, a fade) are dropped, as librosa does.
  */
 export function trackBeats(
@@ -37,13 +38,14 @@ export function trackBeats(
   frameRate: number,
   bpm: number,
   options: BeatOptions = {},
+  tempoNovelty: Float32Array = novelty,
 ): BeatTrack | null {
   const { tightness, ...localTempo } = { ...DEFAULTS, ...options };
   const n = novelty.length;
   const period = (60 * frameRate) / bpm;
   if (n < 2 * period) return null;
   const local = smooth(novelty, period / 32);
-  const periods = localPeriods(novelty, frameRate, bpm, localTempo);
+  const periods = localPeriods(tempoNovelty, frameRate, bpm, localTempo);
   const cum = new Float64Array(n);
   const back = new Int32Array(n).fill(-1);
   for (let t = 0; t < n; t++) {

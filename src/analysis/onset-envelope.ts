@@ -29,6 +29,8 @@ export const LOW_BAND_HZ = 250;
 /** Band of the onset flatness measure (onsetFlatness). */
 const FLATNESS_LOW_HZ = 200;
 const FLATNESS_HIGH_HZ = 8000;
+/** The beat model's bands (beat-model.ts): third octaves from 30 Hz to the Nyquist frequency. */
+const MODEL_LOW_HZ = 30;
 
 /**
  * Onset-strength envelope by spectral flux on a log-magnitude spectrogram (Bello et al. 2005, "A
@@ -60,6 +62,9 @@ export class OnsetEnvelope {
   private fluxFlatnessSum = 0;
   private readonly flatLo: number;
   private readonly flatHi: number;
+  /** Bin ranges [start, end) of the beat model's bands, and their linear magnitude sums per frame. */
+  private readonly modelBands: [number, number][] = [];
+  private modelFrames: number[] = [];
 
   constructor(readonly sampleRate: number) {
     this.frameRate = sampleRate / ONSET_HOP;
@@ -75,6 +80,15 @@ export class OnsetEnvelope {
       if (last && start < last[1]) {
         if (end > last[1]) last[1] = end; // merge bands narrower than a bin
       } else this.bands.push([start, end]);
+    }
+    for (let lo = MODEL_LOW_HZ; lo < sampleRate / 2; lo *= 2 ** (1 / BANDS_PER_OCTAVE)) {
+      const start = Math.max(1, Math.round(lo / binHz));
+      const end = Math.min(bins, Math.max(start + 1, Math.round((lo * 2 ** (1 / BANDS_PER_OCTAVE)) / binHz)));
+      const last = this.modelBands.at(-1);
+      if (start >= bins) break;
+      if (last && start < last[1]) {
+        if (end > last[1]) last[1] = end;
+      } else this.modelBands.push([start, end]);
     }
     this.lowBands = this.bands.filter(([, end]) => end * binHz <= LOW_BAND_HZ * 1.01).length;
     this.flatLo = Math.max(1, Math.round(FLATNESS_LOW_HZ / binHz));
@@ -132,6 +146,11 @@ export class OnsetEnvelope {
         this.fluxFlatnessSum += flux * flatness;
       }
     }
+    for (const [start, end] of this.modelBands) {
+      let e = 0;
+      for (let k = start; k < end; k++) e += this.mags[k]!;
+      this.modelFrames.push(e);
+    }
     this.values.push(flux);
     this.body.push(body);
     this.low.push(low);
@@ -154,6 +173,16 @@ export class OnsetEnvelope {
    */
   onsetFlatness(): number {
     return this.fluxSum > 0 ? this.fluxFlatnessSum / this.fluxSum : 0;
+  }
+
+  /** Number of the beat model's bands. */
+  get modelBandCount(): number {
+    return this.modelBands.length;
+  }
+
+  /** Linear magnitude sums of the beat model's bands, frames x modelBandCount (beat-model.ts). */
+  modelBandFrames(): Float32Array {
+    return Float32Array.from(this.modelFrames);
   }
 
   envelope(): Float32Array {
