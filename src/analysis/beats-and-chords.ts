@@ -1,5 +1,5 @@
 // Beats, downbeats and chords of one input, from the features analyzeAudioDetailed already streamed.
-import { type BeatOptions, trackBeats } from './beats.ts';
+import { type BeatOptions, snapToOnsets, trackBeats } from './beats.ts';
 import { CHROMA_FRAME, CHROMA_HOP, foldChroma } from './chroma.ts';
 import { type ChordOptions, recogniseChords } from './chords.ts';
 import { type DownbeatOptions, findDownbeats } from './downbeats.ts';
@@ -154,7 +154,8 @@ export function readBeatsAndChords(f: RhythmFeatures): BeatsAndChords {
     if (second && shared(second.frames, track.frames, (15 * frameRate) / f.bpm) < KEEP_FIRST) track = second;
   }
   if (!track) return none;
-  const beats = track.frames.map((b) => onsetFrameSeconds(b, f.sampleRate));
+  const frames = act ? snapToOnsets(track.frames, onsets, frameRate, f.bpm) : track.frames;
+  const beats = frames.map((b) => onsetFrameSeconds(b, f.sampleRate));
   const features = {
     chordChange: changes(beatSync(beats, chroma, f.sampleRate)),
     bassChange: changes(beatSync(beats, bass, f.sampleRate)),
