@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 const repo = resolve(import.meta.dirname, '..', '..');
 
 /** The release before this one (CHANGELOG.md): its tag, and its commit for a clone without tags. */
-export const PREVIOUS_RELEASE = { tag: 'v0.1.0', commit: 'a613cd0' };
+export const PREVIOUS_RELEASE = { tag: 'v0.2.0', commit: '0540d2a' };
 
 /**
  * The previous release's code, checked out from this repository's history into `dir/<tag>` (`git
