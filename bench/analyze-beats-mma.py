@@ -46,6 +46,19 @@ def grooves():
     return [n for n in names if n not in SKIP]
 
 
+def play_chart(work, stem, groove, tempo, chart):
+    """MMA plays `chart` (a bar a chord) in `groove` at `tempo`: work/stem.mid, or None where MMA fails."""
+    src = os.path.join(work, f'{stem}.mma')
+    with open(src, 'w') as f:
+        f.write(f'Tempo {tempo}\nGroove {groove}\n')
+        f.writelines(f'{k + 1} {c}\n' for k, c in enumerate(chart))
+    try:
+        subprocess.run(['mma', src], cwd=work, check=True, capture_output=True, text=True)
+    except subprocess.CalledProcessError:
+        return None
+    return src[:-4] + '.mid'
+
+
 def strip_drums(src, dst):
     mid = mido.MidiFile(src)
     for tr in mid.tracks:
@@ -72,17 +85,11 @@ def main():
         split = 'mma-dev' if i % 2 == 0 else 'mma-fresh'
         tempo = rng.randrange(72, 169, 2)
         chart = [c for _ in range(4) for c in rng.choice(CHARTS).split()]
-        src = os.path.join(work, f'{groove}.mma')
-        with open(src, 'w') as f:
-            f.write(f'Tempo {tempo}\nGroove {groove}\n')
-            f.writelines(f'{k + 1} {c}\n' for k, c in enumerate(chart))
-        try:
-            subprocess.run(['mma', src], cwd=work, check=True, capture_output=True, text=True)
-        except subprocess.CalledProcessError:
+        mid = play_chart(work, groove, groove, tempo, chart)
+        if mid is None:
             print('mma failed:', groove, flush=True)
             continue
-        mid = src[:-4] + '.mid'
-        bare = src[:-4] + '-nodrums.mid'
+        bare = mid[:-4] + '-nodrums.mid'
         strip_drums(mid, bare)
         for path, name in ((mid, f'mma-{groove}-{tempo}'), (bare, f'mma-{groove}-{tempo}-nodrums')):
             try:

@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import ort from 'onnxruntime-node';
+import { modelSession, type ShippedModel } from './model-session.ts';
 
 /**
  * The learned beat model: a small temporal convolutional network (dilated 1-D convolutions, about
@@ -51,20 +50,7 @@ export function beatFeatures(bandFrames: Float32Array, bands: number): Float32Ar
   return out;
 }
 
-// One session per thread and model file: the analysis thread lives for one analysis.
-const sessions = new Map<string, Promise<ort.InferenceSession>>();
-
-async function openSession(path: string): Promise<ort.InferenceSession> {
-  const bytes = await readFile(path);
-  // A damaged or swapped file would place beats with confidence; the check costs well under 1 ms.
-  if (path === BEAT_MODEL_PATH && createHash('sha256').update(bytes).digest('hex') !== BEAT_MODEL_SHA256)
-    throw new Error(`${path} does not match its pinned sha256 (BEAT_MODEL_SHA256)`);
-  return ort.InferenceSession.create(bytes, {
-    executionProviders: ['cpu'],
-    intraOpNumThreads: 1,
-    interOpNumThreads: 1,
-  });
-}
+const SHIPPED: ShippedModel = { path: BEAT_MODEL_PATH, sha256: BEAT_MODEL_SHA256, pinnedAs: 'BEAT_MODEL_SHA256' };
 
 /**
  * The beat activation (0-1 per onset frame) of the band energies, or null with fewer than two frames.
@@ -77,12 +63,7 @@ export async function beatActivation(
 ): Promise<Float32Array | null> {
   const frames = Math.floor(bandFrames.length / bands);
   if (frames < 2) return null;
-  let s = sessions.get(modelPath);
-  if (!s) {
-    s = openSession(modelPath);
-    sessions.set(modelPath, s);
-  }
-  const session = await s;
+  const session = await modelSession(modelPath, SHIPPED);
   const x = beatFeatures(bandFrames, bands);
   const out = await session.run({ features: new ort.Tensor('float32', x, [1, frames, 2 * bands]) });
   return Float32Array.from(out.beat!.data as Float32Array);

@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import ort from 'onnxruntime-node';
 import { formatKey, type Key } from './key-names.ts';
 import { KEY_SEMITONES } from './key-spectrogram.ts';
+import { modelSession, type ShippedModel } from './model-session.ts';
 
 /**
  * The learned key model: a 24 k-parameter convolutional network trained only on rendered General
@@ -21,30 +20,7 @@ export interface ModelKey extends Key {
   probabilities: number[];
 }
 
-// One session per thread and model file: the analysis thread lives for one analysis.
-const sessions = new Map<string, Promise<ort.InferenceSession>>();
-
-function keySession(path: string): Promise<ort.InferenceSession> {
-  let s = sessions.get(path);
-  if (!s) {
-    s = openSession(path);
-    sessions.set(path, s);
-  }
-  return s;
-}
-
-async function openSession(path: string): Promise<ort.InferenceSession> {
-  const bytes = await readFile(path);
-  // A damaged or swapped file would name keys with confidence; the check costs well under 1 ms.
-  if (path === KEY_MODEL_PATH && createHash('sha256').update(bytes).digest('hex') !== KEY_MODEL_SHA256)
-    throw new Error(`${path} does not match its pinned sha256 (KEY_MODEL_SHA256)`);
-  return ort.InferenceSession.create(bytes, {
-    executionProviders: ['cpu'],
-    // The model is small: one thread is as fast, and leaves the others to separation.
-    intraOpNumThreads: 1,
-    interOpNumThreads: 1,
-  });
-}
+const SHIPPED: ShippedModel = { path: KEY_MODEL_PATH, sha256: KEY_MODEL_SHA256, pinnedAs: 'KEY_MODEL_SHA256' };
 
 /**
  * The key of a semitone spectrogram (KeySpectrogram.semitones, frames x 72), or null with no frames.
@@ -56,7 +32,7 @@ export async function estimateKeyWithModel(
 ): Promise<ModelKey | null> {
   const frames = spectrogram.length / KEY_SEMITONES;
   if (frames < 1) return null;
-  const s = await keySession(modelPath);
+  const s = await modelSession(modelPath, SHIPPED);
   const out = await s.run({ spec: new ort.Tensor('float32', spectrogram, [1, frames, KEY_SEMITONES]) });
   const probabilities = Array.from(out.probs!.data as Float32Array);
   let best = 0;

@@ -36,16 +36,10 @@ def main():
         for take in range(TAKES):
             tempo = rng.randrange(60, 181, 2)
             chart = [c for _ in range(4) for c in rng.choice(mmaset.CHARTS).split()]
-            src = os.path.join(work, f'{groove}-{take}.mma')
-            with open(src, 'w') as f:
-                f.write(f'Tempo {tempo}\nGroove {groove}\n')
-                f.writelines(f'{k + 1} {c}\n' for k, c in enumerate(chart))
-            try:
-                subprocess.run(['mma', src], cwd=work, check=True, capture_output=True, text=True)
-            except subprocess.CalledProcessError:
+            mid = mmaset.play_chart(work, f'{groove}-{take}', groove, tempo, chart)
+            if mid is None:
                 continue
-            mid = src[:-4] + '.mid'
-            bare = src[:-4] + '-nodrums.mid'
+            bare = mid[:-4] + '-nodrums.mid'
             mmaset.strip_drums(mid, bare)
             for path, name in ((mid, f'mma-{groove}-{take}-{tempo}'), (bare, f'mma-{groove}-{take}-{tempo}-nodrums')):
                 try:
