@@ -33,20 +33,16 @@ describe('progress of a real separation', () => {
     });
     workers = await startWorkers(s.rt);
     user = await s.newAccount(300);
-    // 18 s: three 7.8 s segments at FAST, so there are segment checkpoints to creep between.
-    clip = join(s.dataDir, 'three-times.wav');
+    // 36 s: six 7.8 s segments at FAST, so there are segment checkpoints to creep between (with three,
+    // a quick machine finished in 7.8 s and a 100 ms poll saw 14 distinct values).
+    clip = join(s.dataDir, 'six-times.wav');
     const mix = sharedPath('audio', 'musdb-falcon69', 'mixture.wav');
     execFileSync('ffmpeg', [
       '-v',
       'error',
-      '-i',
-      mix,
-      '-i',
-      mix,
-      '-i',
-      mix,
+      ...Array.from({ length: 6 }, () => ['-i', mix]).flat(),
       '-filter_complex',
-      'concat=n=3:v=0:a=1',
+      'concat=n=6:v=0:a=1',
       clip,
     ]);
   });
@@ -56,7 +52,7 @@ describe('progress of a real separation', () => {
   });
 
   test('FOUR_STEMS FAST: monotonic, phases in order, never standing still long, 100 only when done', async () => {
-    const uploadKey = await uploadFile(s, user.key, clip, 'three.wav');
+    const uploadKey = await uploadFile(s, user.key, clip, 'six.wav');
     const created: any = await (
       await s.api('/v1/jobs', {
         key: user.key,
