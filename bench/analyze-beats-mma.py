@@ -21,8 +21,6 @@ import random
 import subprocess
 import sys
 
-import mido
-
 DIR = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else 'beats-set')
 spec = importlib.util.spec_from_file_location('beatset', os.path.join(os.path.dirname(__file__), 'analyze-beats-set.py'))
 beatset = importlib.util.module_from_spec(spec)
@@ -60,19 +58,8 @@ def play_chart(work, stem, groove, tempo, chart):
 
 
 def strip_drums(src, dst):
-    mid = mido.MidiFile(src)
-    for tr in mid.tracks:
-        t, kept = 0, []
-        for m in tr:
-            t += m.time
-            if not (hasattr(m, 'channel') and m.channel == 9):
-                kept.append((t, m))
-        tr.clear()
-        last = 0
-        for t, m in kept:
-            tr.append(m.copy(time=t - last))
-            last = t
-    mid.save(dst)
+    """The MIDI file without its drums (channel 10)."""
+    beatset.rewrite_events(src, dst, lambda t, m: None if getattr(m, 'channel', None) == 9 else t)
 
 
 def main():

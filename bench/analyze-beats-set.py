@@ -127,21 +127,30 @@ def grid(mid, evs):
     return beats, downs, meters
 
 
-def truncate(mid_path, out_path, last_tick):
-    """The MIDI file without its events after `last_tick` (fluidsynth renders whole files)."""
+def rewrite_events(mid_path, out_path, place):
+    """The MIDI file with each event at `place(tick, message)` (an absolute tick), or left out where that is None."""
     mid = mido.MidiFile(mid_path)
     for tr in mid.tracks:
         t, kept = 0, []
         for m in tr:
             t += m.time
-            if t <= last_tick or m.type == 'end_of_track' or (m.type == 'note_off' or (m.type == 'note_on' and m.velocity == 0)):
-                kept.append((min(t, last_tick), m))
+            at = place(t, m)
+            if at is not None:
+                kept.append((at, m))
         tr.clear()
         last = 0
         for t, m in kept:
             tr.append(m.copy(time=t - last))
             last = t
     mid.save(out_path)
+
+
+def truncate(mid_path, out_path, last_tick):
+    """The MIDI file without its events after `last_tick` (fluidsynth renders whole files)."""
+    def place(t, m):
+        ends = m.type == 'end_of_track' or m.type == 'note_off' or (m.type == 'note_on' and m.velocity == 0)
+        return min(t, last_tick) if t <= last_tick or ends else None
+    rewrite_events(mid_path, out_path, place)
 
 
 def render(mid_path, out, seconds, last_tick):

@@ -30,29 +30,23 @@ interface Driver {
 const SCHEMA =
   'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; CREATE TABLE jobs (id TEXT PRIMARY KEY, body TEXT NOT NULL)';
 
-function better(path: string): Driver {
-  const db = new Database(path);
-  db.exec(SCHEMA);
-  const insert = db.prepare('INSERT INTO jobs (id, body) VALUES (?, ?)');
-  const read = db.prepare('SELECT body FROM jobs WHERE id = ?');
-  return {
-    exec: (sql) => db.exec(sql),
-    insert: (id, body) => insert.run(id, body),
-    read: (id) => read.get(id),
-    close: () => db.close(),
-  };
+/** What both drivers' connections offer alike: exec, prepared statements, close. */
+interface Connection {
+  exec(sql: string): unknown;
+  prepare(sql: string): { run(...params: string[]): unknown; get(...params: string[]): unknown };
+  close(): unknown;
 }
 
-function builtIn(path: string): Driver {
-  const db = new DatabaseSync(path);
+/** The bench's operations on an open connection of either driver, its table made. */
+function driver(db: Connection): Driver {
   db.exec(SCHEMA);
   const insert = db.prepare('INSERT INTO jobs (id, body) VALUES (?, ?)');
   const read = db.prepare('SELECT body FROM jobs WHERE id = ?');
   return {
-    exec: (sql) => db.exec(sql),
-    insert: (id, body) => insert.run(id, body),
+    exec: (sql) => void db.exec(sql),
+    insert: (id, body) => void insert.run(id, body),
     read: (id) => read.get(id),
-    close: () => db.close(),
+    close: () => void db.close(),
   };
 }
 
@@ -61,7 +55,10 @@ const times: Record<string, { insert: number[]; read: number[] }> = {
   'better-sqlite3': { insert: [], read: [] },
   'node:sqlite': { insert: [], read: [] },
 };
-const open: Record<string, (path: string) => Driver> = { 'better-sqlite3': better, 'node:sqlite': builtIn };
+const open: Record<string, (path: string) => Driver> = {
+  'better-sqlite3': (path) => driver(new Database(path)),
+  'node:sqlite': (path) => driver(new DatabaseSync(path)),
+};
 try {
   for (let r = 0; r < rounds; r++) {
     const order = r % 2 === 0 ? ['better-sqlite3', 'node:sqlite'] : ['node:sqlite', 'better-sqlite3'];
